@@ -1,0 +1,45 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+// Three layers (see README "Tests"): pure shared code in Node, the Worker inside workerd,
+// and the media runner in Node against real ffmpeg.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+      },
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            main: "./worker/index.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                ENVIRONMENT: "test",
+                ORIGIN_URL: inject("originUrl"),
+                DOH_RESOLVER_URL: inject("dohUrl"),
+                SSRF_ALLOWLIST: inject("ssrfAllowlist"),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          globalSetup: ["./test/worker/global-setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "runner",
+          include: ["test/runner/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["./test/runner/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
