@@ -33,13 +33,13 @@ export const ProviderMatch = z.object({
   /** Provider's media id (for SoundCloud, which has no id in its URLs, the `user/track` permalink path). */
   id: z.string(),
   /** Identifies the media: tracking params and timestamps dropped, playlist context kept. */
-  canonicalUrl: z.string().url(),
+  canonicalUrl: z.url(),
   /** Player URL; carries the start time and playlist when the provider supports them. */
-  embedUrl: z.string().url(),
+  embedUrl: z.url(),
   semanticType: SemanticEmbedType,
-  thumbnailUrl: z.string().url().optional(),
+  thumbnailUrl: z.url().optional(),
   /** Provider's default oEmbed endpoint and the URL to pass as `url=` (timestamp-free, so cacheable per media). */
-  oembed: z.object({ endpoint: z.string().url(), url: z.string().url() }).optional(),
+  oembed: z.object({ endpoint: z.url(), url: z.url() }).optional(),
   iframe: IframePolicy,
   capabilities: ProviderCapabilities,
   /** Start position found in the URL, in whole seconds; already applied to embedUrl when supported. */

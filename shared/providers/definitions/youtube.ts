@@ -11,11 +11,10 @@ const idPathPrefixes = new Set(["embed", "shorts", "live", "v", "e"]);
 
 /** Finds the video id wherever YouTube puts it: `?v=`, youtu.be/ID, /shorts|embed|live|v/ID. */
 function videoIdOf(url: URL): string | undefined {
-  const [first, second] = pathSegments(url);
-  if (url.hostname === "youtu.be") return first;
-  if (first === "watch") return url.searchParams.get("v") ?? undefined;
-  if (first !== undefined && idPathPrefixes.has(first)) return second;
-  return undefined;
+  const s = pathSegments(url);
+  if (url.hostname === "youtu.be") return s.length === 1 ? s[0] : undefined;
+  if (s.length === 1 && s[0] === "watch") return url.searchParams.get("v") ?? undefined;
+  return s.length === 2 && idPathPrefixes.has(s[0]!) ? s[1] : undefined;
 }
 
 function playlistIdOf(url: URL): string | undefined {
