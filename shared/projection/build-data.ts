@@ -1,0 +1,119 @@
+import { formatBytes } from "../format/index.ts";
+import type { InspectData } from "../schemas/data.ts";
+import type { ResourceRecord } from "../schemas/record.ts";
+import type { StageName } from "../schemas/stages.ts";
+import { renderElement, toHtml } from "./html-tags.ts";
+import { stageView } from "./processing.ts";
+
+/**
+ * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
+ * `null` while its stage is pending, the value once done, omitted when unsupported or when the stage failed.
+ */
+export function buildFullData(record: ResourceRecord): InspectData {
+  const title = record.results.title ?? record.probe.title;
+  return {
+    identity: {
+      url: record.url,
+      finalUrl: record.probe.finalUrl,
+      ...(record.provider ? { canonicalUrl: record.provider.canonicalUrl } : {}),
+      mime: record.probe.mime,
+    },
+    semantic: {
+      kind: record.provider ? "embed-media" : record.category === "webpage" ? "webpage" : "direct-media",
+      semanticType: record.provider?.semanticType ?? (record.category === "webpage" || record.category === "embedded" ? undefined : record.category),
+      ...(title ? { title } : {}),
+    },
+    ...(record.provider
+      ? { provider: { name: record.provider.name, confidence: record.provider.confidence, detectionMethod: record.provider.detectionMethod } }
+      : {}),
+    playback: buildPlayback(record, title),
+    metadata: buildMetadata(record),
+    preview: buildPreview(record),
+    ...(record.provider ? { providerData: buildProviderData(record) } : {}),
+    diagnostics: { timings: buildTimings(record) },
+    network: { headers: record.probe.headers },
+  };
+}
+
+function buildPlayback(record: ResourceRecord, title: string | undefined): InspectData["playback"] {
+  const element = renderElement(record, title);
+  const direct = record.category === "image" || record.category === "video" || record.category === "audio";
+  const strategy = record.provider ? "iframe" : direct ? "native" : "link";
+  const component = record.provider ? "iframe" : element.tag === "a" ? "a" : element.tag;
+  return {
+    strategy,
+    component: component as "video" | "audio" | "img" | "iframe" | "a",
+    ...(record.provider ? { embedUrl: record.provider.embedUrl } : {}),
+    streamable: record.provider ? false : record.probe.streamable,
+    downloadable: !record.provider && direct,
+    html: toHtml(element, element.tag === "a" ? (title ?? record.probe.finalUrl) : ""),
+  };
+}
+
+/** Stage result, or null while pending; undefined (omitted) when failed or not registered. */
+function staged<T>(record: ResourceRecord, stage: StageName, value: T | undefined): T | null | undefined {
+  const view = stageView(record, stage);
+  if (view === "pending") return null;
+  if (view === "done") return value;
+  return undefined;
+}
+
+function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
+  const { sizeBytes, filename } = record.probe;
+  return {
+    ...(filename && !record.provider ? { filename } : {}),
+    ...(sizeBytes !== undefined && !record.provider ? { size: { bytes: sizeBytes, formatted: formatBytes(sizeBytes) } } : {}),
+    image: staged(record, "metadata:image", record.results.image),
+    video: staged(record, "metadata:video", record.results.video),
+    audio: staged(record, "metadata:audio", record.results.audio),
+  };
+}
+
+function buildPreview(record: ResourceRecord): InspectData["preview"] {
+  if (record.category === "audio") return { waveform: null, spectrogram: null };
+  if (record.provider) {
+    const native = record.provider.thumbnailUrl ?? oembedThumbnail(record);
+    if (native) return { thumbnail: { url: native } };
+    return { thumbnail: staged(record, "oembed", undefined) };
+  }
+  const { thumbnail, placeholder, dominantColor } = record.results;
+  return {
+    thumbnail: staged(record, "preview:thumbnail", thumbnail),
+    placeholder: staged(record, "preview:blurhash", placeholder),
+    palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor } : undefined),
+    dominantColor: staged(record, "preview:palette", dominantColor),
+  };
+}
+
+function oembedThumbnail(record: ResourceRecord): string | undefined {
+  const url = record.results.oembed?.["thumbnail_url"];
+  return typeof url === "string" && /^https?:\/\//.test(url) ? url : undefined;
+}
+
+function buildProviderData(record: ResourceRecord): InspectData["providerData"] {
+  const p = record.provider!;
+  return {
+    id: p.id,
+    canonicalUrl: p.canonicalUrl,
+    embedUrl: p.embedUrl,
+    ...(p.thumbnailUrl ? { thumbnailUrl: p.thumbnailUrl } : {}),
+    oembed: staged(record, "oembed", record.results.oembed),
+    ...(record.results.embeddable !== undefined ? { embeddable: record.results.embeddable } : {}),
+  };
+}
+
+const previewTimingStages: StageName[] = ["preview:thumbnail", "preview:blurhash", "preview:palette"];
+
+/** Integer millisecond timings; `preview` sums the preview stages when they ran separately. */
+function buildTimings(record: ResourceRecord): Record<string, number> {
+  const timings: Record<string, number> = {};
+  for (const [key, ms] of Object.entries(record.timings)) timings[key] = Math.round(ms);
+  if (timings.preview === undefined) {
+    const parts = previewTimingStages.map((s) => record.stages[s]?.durationMs).filter((v): v is number => v !== undefined);
+    if (parts.length > 0) timings.preview = Math.round(Math.max(...parts));
+  }
+  for (const [stage, entry] of Object.entries(record.stages)) {
+    if (timings[stage] === undefined && entry?.durationMs !== undefined) timings[stage] = Math.round(entry.durationMs);
+  }
+  return timings;
+}

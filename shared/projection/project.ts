@@ -1,0 +1,69 @@
+import type { EmbedResponse, ExpandName, InspectResponse, Profile } from "../schemas/inspect.ts";
+import type { InspectData, NamespaceName } from "../schemas/data.ts";
+import type { ResourceRecord } from "../schemas/record.ts";
+import { buildFullData } from "./build-data.ts";
+import { deriveProcessing } from "./processing.ts";
+import { withoutEmptyObjects } from "./sanitize.ts";
+import { projectEmbed } from "./project-embed.ts";
+
+export interface ProjectionOptions {
+  profile: Profile;
+  fields?: NamespaceName[];
+  expand?: ExpandName[];
+  debug?: boolean;
+  responseSource: "fresh" | "cache" | "inflight";
+}
+
+/**
+ * The one pure function from a resource record to an API answer (SPEC 4.3). Processing state is computed
+ * from the record before any projection, so it is identical for every profile, `fields` and `expand`.
+ */
+export function project(record: ResourceRecord, options: ProjectionOptions): InspectResponse | EmbedResponse {
+  if (options.profile === "embed") return projectEmbed(record, options.expand?.includes("html") ?? false);
+  const processing = deriveProcessing(record);
+  const expand = new Set(options.expand ?? []);
+  const full = buildFullData(record);
+  const data: InspectData = { ...full, playback: full.playback ? { ...full.playback } : undefined };
+  const hiddenFields: string[] = [];
+
+  if (!(expand.has("rawHeaders") && options.debug)) delete data.network;
+  if (options.profile !== "full") delete data.diagnostics;
+  if (options.profile === "fast") {
+    delete data.providerData;
+    if (!expand.has("embedHtml") && data.playback) delete data.playback.html;
+    if (record.provider) {
+      // Provider-native preview is kept in fast (SPEC 4.3 rule 1) and is not a hidden field.
+      if (data.preview?.thumbnail === null) delete data.preview;
+    } else if (data.preview) {
+      delete data.preview;
+      hiddenFields.push("preview");
+    }
+  }
+  if (options.fields) {
+    const wanted = new Set<string>(options.fields);
+    for (const key of Object.keys(data) as (keyof InspectData)[]) {
+      const namespace = key === "providerData" ? "provider" : key;
+      if (key !== "network" && !wanted.has(namespace)) delete data[key];
+    }
+  }
+  const complete = processing.status === "complete";
+  const response: InspectResponse = {
+    success: true,
+    responseSource: options.responseSource,
+    cached: options.responseSource === "cache",
+    processing,
+    data: withoutEmptyObjects(data),
+    ...(complete ? { enrichmentSources: enrichmentSources(record) } : {}),
+    projection: { profile: options.profile, hiddenFields },
+  };
+  return response;
+}
+
+/** Provenance: every finished stage's source. Fixed once written, so it is the same on every read. */
+function enrichmentSources(record: ResourceRecord): Record<string, "fresh"> {
+  const out: Record<string, "fresh"> = {};
+  for (const [stage, entry] of Object.entries(record.stages)) {
+    if (entry?.state === "done") out[stage] = "fresh";
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+import { z } from "zod";
+
+// Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
+// unsupported for the category (SPEC 2.3). Empty objects never appear.
+
+const hexColor = z.string().regex(/^#[0-9a-f]{6}$/).meta({ description: "Hex colour #rrggbb" });
+
+export const Identity = z.object({
+  url: z.string().meta({ description: "The URL as given" }),
+  finalUrl: z.string().meta({ description: "The URL after redirects" }),
+  canonicalUrl: z.string().optional().meta({ description: "Normalised provider URL (provider URLs only)" }),
+  mime: z.string().meta({ description: "MIME type sniffed from bytes (bytes win over Content-Type)" }),
+});
+
+export const Semantic = z.object({
+  kind: z.enum(["direct-media", "embed-media", "webpage"]),
+  semanticType: z.enum(["video", "audio", "image", "embedded-video", "embedded-audio"]).optional()
+    .meta({ description: "Omitted for plain web pages" }),
+  title: z.string().optional(),
+});
+
+export const Provider = z.object({
+  name: z.string().meta({ description: "Lower-case provider name, e.g. youtube" }),
+  confidence: z.number().min(0).max(1),
+  detectionMethod: z.enum(["url-parser", "oembed-discovery"]),
+});
+
+export const Playback = z.object({
+  strategy: z.enum(["native", "iframe", "link"]).meta({ description: "`link` for web pages that cannot be played" }),
+  component: z.enum(["video", "audio", "img", "iframe", "a"]),
+  embedUrl: z.string().optional(),
+  streamable: z.boolean().meta({ description: "True only when the origin answered a Range request with 206" }),
+  downloadable: z.boolean(),
+  html: z.string().optional().meta({ description: "Ready-to-use HTML (heavy field; see profiles and expand)" }),
+});
+
+export const Duration = z.object({ seconds: z.number(), formatted: z.string() });
+export const Bitrate = z.object({ bps: z.number(), formatted: z.string() });
+
+export const ImageMetadata = z.object({
+  colorSpace: z.string(),
+  hasAlpha: z.boolean(),
+  width: z.number().int().optional(),
+  height: z.number().int().optional(),
+});
+export const VideoMetadata = z.object({
+  duration: Duration.optional(),
+  fps: z.number().optional(),
+  bitrate: Bitrate.optional(),
+  width: z.number().int().optional(),
+  height: z.number().int().optional(),
+  codec: z.string().optional(),
+});
+export const AudioMetadata = z.object({
+  duration: Duration.optional(),
+  bitrate: Bitrate.optional(),
+  sampleRate: z.number().optional(),
+  channels: z.number().int().optional(),
+  codec: z.string().optional(),
+});
+
+export const Metadata = z.object({
+  filename: z.string().optional(),
+  size: z.object({ bytes: z.number().int(), formatted: z.string() }).optional(),
+  image: ImageMetadata.nullable().optional(),
+  video: VideoMetadata.nullable().optional(),
+  audio: AudioMetadata.nullable().optional(),
+});
+
+export const Thumbnail = z.object({
+  url: z.string().meta({ description: "Service-relative path for generated thumbnails, absolute for provider-native" }),
+  dimensions: z.string().regex(/^\d+x\d+$/).optional(),
+});
+export const Placeholder = z.object({ type: z.literal("blurhash"), value: z.string() });
+
+export const Preview = z.object({
+  thumbnail: Thumbnail.nullable().optional(),
+  placeholder: Placeholder.nullable().optional(),
+  palette: z.object({ dominant: hexColor }).nullable().optional(),
+  dominantColor: hexColor.nullable().optional(),
+  waveform: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
+  spectrogram: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
+});
+
+export const ProviderData = z
+  .object({
+    id: z.string(),
+    canonicalUrl: z.string(),
+    embedUrl: z.string(),
+    thumbnailUrl: z.string().optional(),
+    oembed: z.record(z.string(), z.unknown()).nullable().optional()
+      .meta({ description: "The provider's oEmbed answer (null while pending, omitted when the stage failed)" }),
+    embeddable: z.boolean().optional(),
+  })
+  .meta({ description: "Provider-native data (standard and full only)" });
+
+export const Diagnostics = z.object({
+  timings: z.record(z.string(), z.number().int()).meta({ description: "Milliseconds: total, semantic, mediaFormat, preview, ..." }),
+});
+
+export const Network = z.object({
+  headers: z.record(z.string(), z.string()).meta({ description: "Final hop response headers (set-cookie removed)" }),
+});
+
+export const InspectData = z.object({
+  identity: Identity.optional(),
+  semantic: Semantic.optional(),
+  provider: Provider.optional(),
+  playback: Playback.optional(),
+  metadata: Metadata.optional(),
+  preview: Preview.optional(),
+  providerData: ProviderData.optional(),
+  diagnostics: Diagnostics.optional(),
+  network: Network.optional(),
+});
+export type InspectData = z.infer<typeof InspectData>;
+
+/** Namespaces a caller may name in `fields`. */
+export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics"] as const;
+export type NamespaceName = (typeof namespaceNames)[number];

@@ -1,0 +1,125 @@
+import { z } from "zod";
+import { InspectData, namespaceNames } from "./data.ts";
+import { StageName } from "./stages.ts";
+import { JobBrief } from "./job.ts";
+
+export const profiles = ["fast", "standard", "full", "embed"] as const;
+export const Profile = z.enum(profiles);
+export type Profile = z.infer<typeof Profile>;
+export const expandNames = ["embedHtml", "rawHeaders", "html"] as const;
+export type ExpandName = (typeof expandNames)[number];
+
+/** Comma-separated list parameter; unknown names are rejected with the allowed values in the message. */
+function csvOf<T extends string>(allowed: readonly T[], param: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === "") return undefined;
+      const items = [...new Set(raw.split(",").map((s) => s.trim()).filter(Boolean))];
+      const unknown = items.filter((i) => !(allowed as readonly string[]).includes(i));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: "custom",
+          message: `unknown ${param} value(s) ${unknown.map((u) => `"${u}"`).join(", ")}; allowed: ${allowed.join(", ")}`,
+        });
+        return z.NEVER;
+      }
+      return items as T[];
+    });
+}
+
+export const InspectQuery = z.object({
+  profile: z
+    .enum(profiles, { error: () => `profile must be one of: ${profiles.join(", ")}` })
+    .default("standard")
+    .meta({ description: "Projection and enrichment depth" }),
+  fields: csvOf(namespaceNames, "fields").meta({ description: `Comma-separated namespaces: ${namespaceNames.join(", ")}` }),
+  expand: csvOf(expandNames, "expand").meta({ description: "Comma-separated: embedHtml, rawHeaders (needs debug=true), html (embed profile)" }),
+  debug: z
+    .enum(["true", "false"], { error: () => "debug must be true or false" })
+    .default("false")
+    .transform((v) => v === "true")
+    .meta({ description: "Debug information; required for expand=rawHeaders" }),
+});
+export type InspectQuery = z.infer<typeof InspectQuery>;
+
+export const maxUrlLength = 2048;
+
+export const InspectBody = z
+  .object({
+    url: z.string({ error: (iss) => (iss.input === undefined ? "url is required" : "url must be a string") })
+      .meta({ description: `Public http(s) URL, at most ${maxUrlLength} characters`, example: "https://example.com/video.mp4" }),
+    webhookUrl: z.string({ error: "webhookUrl must be a string" }).optional()
+      .meta({ description: "Receives one signed completion event (Standard Webhooks)" }),
+  })
+  .strict();
+export type InspectBody = z.infer<typeof InspectBody>;
+
+export const Processing = z.object({
+  status: z.enum(["partial", "complete"]),
+  completion: z.number().min(0).max(1),
+  enrichmentsPending: z.boolean(),
+  completedStages: z.array(StageName),
+  pendingStages: z.array(StageName),
+  failedStages: z.array(StageName).optional()
+    .meta({ description: "Stages that ended without a result (counted as completed; their fields are omitted). Present only when non-empty." }),
+});
+export type Processing = z.infer<typeof Processing>;
+
+export const Projection = z.object({
+  profile: Profile,
+  hiddenFields: z.array(z.string()).meta({ description: "Namespaces intentionally omitted by the profile" }),
+});
+
+export const InspectResponse = z.object({
+  success: z.literal(true),
+  responseSource: z.enum(["fresh", "cache", "inflight"]),
+  cached: z.boolean(),
+  processing: Processing,
+  data: InspectData,
+  enrichmentSources: z.record(z.string(), z.enum(["fresh", "cache"])).optional(),
+  projection: Projection,
+  job: JobBrief.optional(),
+  message: z.string().optional(),
+});
+export type InspectResponse = z.infer<typeof InspectResponse>;
+
+export const EmbedResponse = z.object({
+  success: z.literal(true),
+  profile: z.literal("embed"),
+  data: z.object({
+    embedType: z.string(),
+    mime: z.string(),
+    provider: z.string().optional(),
+    renderability: z.object({
+      native: z.boolean(),
+      iframe: z.object({ supported: z.enum(["verified", "likely", "unsupported", "blocked"]), confidence: z.number() }),
+      embeddable: z.object({
+        status: z.enum(["verified", "likely", "not-embeddable", "unknown"]),
+        reason: z.string().optional(),
+      }),
+      framing: z.object({
+        xFrameOptions: z.string().optional(),
+        frameAncestors: z.string().optional(),
+        allowed: z.boolean(),
+      }).optional().meta({ description: "Direct media only: whether the origin forbids being framed" }),
+    }),
+    verification: z.object({
+      providerVerified: z.boolean(),
+      registryVerified: z.boolean(),
+      networkVerified: z.boolean(),
+      method: z.enum(["registry", "oembed-discovery", "network", "none"]),
+    }),
+    render: z.object({
+      strategy: z.enum(["iframe", "native", "link"]),
+      safeEmbed: z.boolean(),
+      renderConfidence: z.object({ level: z.enum(["verified", "likely", "low"]), score: z.number() }),
+      tag: z.enum(["iframe", "video", "audio", "img", "a"]),
+      attributes: z.record(z.string(), z.union([z.string(), z.boolean(), z.number()])),
+    }),
+    providerCapabilities: z.record(z.string(), z.unknown()).optional(),
+    html: z.string().optional(),
+  }),
+});
+export type EmbedResponse = z.infer<typeof EmbedResponse>;

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { MediaCategory, StageName, StageState } from "./stages.ts";
+import { ProviderMatch } from "../providers/provider-match.ts";
+import { AudioMetadata, ImageMetadata, Placeholder, Thumbnail, VideoMetadata } from "./data.ts";
+
+/** What the Range probe learned about the target (one probe per resource). */
+export const ProbeResult = z.object({
+  finalUrl: z.string(),
+  status: z.number().int(),
+  mime: z.string(),
+  declaredMime: z.string().optional(),
+  sizeBytes: z.number().int().optional(),
+  filename: z.string().optional(),
+  streamable: z.boolean(),
+  bytesFetched: z.number().int(),
+  redirects: z.number().int(),
+  headers: z.record(z.string(), z.string()),
+  title: z.string().optional(),
+  oembedDiscoveryUrl: z.string().optional(),
+});
+export type ProbeResult = z.infer<typeof ProbeResult>;
+
+export const StageRecord = z.object({
+  state: StageState,
+  attempts: z.number().int().default(0),
+  startedAt: z.number().optional(),
+  finishedAt: z.number().optional(),
+  durationMs: z.number().optional(),
+  error: z.string().optional(),
+  /** Where the work ran: the Worker isolate ("edge") or the media runner. */
+  engine: z.enum(["edge", "runner", "provider"]).optional(),
+});
+export type StageRecord = z.infer<typeof StageRecord>;
+
+/** A provider match (URL registry or oEmbed discovery), as stored in the record. */
+export const ProviderRecord = ProviderMatch.extend({
+  detectionMethod: z.enum(["url-parser", "oembed-discovery"]),
+});
+export type ProviderRecord = z.infer<typeof ProviderRecord>;
+
+/** Results written by stages; a missing key with a done stage means the stage produced nothing. */
+export const StageResults = z.object({
+  title: z.string().optional(),
+  oembed: z.record(z.string(), z.unknown()).optional(),
+  embeddable: z.boolean().optional(),
+  embeddableReason: z.string().optional(),
+  image: ImageMetadata.optional(),
+  video: VideoMetadata.optional(),
+  audio: AudioMetadata.optional(),
+  thumbnail: Thumbnail.optional(),
+  placeholder: Placeholder.optional(),
+  dominantColor: z.string().optional(),
+});
+export type StageResults = z.infer<typeof StageResults>;
+
+/** The canonical record a ResourceObject owns. Everything the API returns is projected from it. */
+export const ResourceRecord = z.object({
+  key: z.string(),
+  url: z.string(),
+  normalizedUrl: z.string(),
+  category: MediaCategory,
+  probe: ProbeResult,
+  provider: ProviderRecord.optional(),
+  stages: z.partialRecord(StageName, StageRecord),
+  results: StageResults,
+  timings: z.record(z.string(), z.number()),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  expiresAt: z.number(),
+});
+export type ResourceRecord = z.infer<typeof ResourceRecord>;

@@ -1,0 +1,65 @@
+import { z } from "zod";
+
+/**
+ * All Worker settings, read once per request from the environment (wrangler vars, `npm start` env, or test
+ * bindings) and validated here. Each field documents its default; a bad value fails loudly, naming the variable.
+ */
+const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
+
+export const ConfigSchema = z.object({
+  /** Test/dev only: comma-separated `IP`, `IP:PORT` or `CIDR` entries exempt from the SSRF deny-list. Default: empty. */
+  SSRF_ALLOWLIST: z.string().default(""),
+  /** DNS-over-HTTPS JSON resolver used for SSRF checks. Default: Cloudflare's public resolver. */
+  DOH_RESOLVER_URL: z.url({ protocol: /^https?$/ }).default("https://cloudflare-dns.com/dns-query"),
+  /** Deadline for one whole outbound exchange (DNS, redirects, body). Default 10 s. */
+  FETCH_TIMEOUT_MS: int(10_000),
+  /** Largest remote file accepted, checked on Content-Length and on streamed bytes. Default 50 MiB. */
+  MAX_SOURCE_BYTES: int(50 * 1024 * 1024),
+  /** Redirect hops followed (each re-checked). Default 5. */
+  MAX_REDIRECTS: int(5),
+  /** Bytes requested by the first Range probe. Default 64 KiB: enough for file-type and most headers. */
+  PROBE_HEAD_BYTES: int(64 * 1024),
+  /** Largest `moov` box fetched from the tail of an MP4 to read it at the edge. Default 8 MiB. */
+  MAX_TAIL_BYTES: int(8 * 1024 * 1024),
+  /** How long a complete record is served from cache. Default 24 h. */
+  RECORD_TTL_SECONDS: int(86_400),
+  /** How long an origin error (404, 5xx, timeout) is remembered. Default 60 s. */
+  ERROR_TTL_SECONDS: int(60),
+  /** Longest side of generated thumbnails. Default 320 px. */
+  THUMBNAIL_MAX_PX: int(320),
+  /** Images up to this size are decoded at the edge; larger go to the media runner. Default 12 MiB. */
+  MAX_EDGE_IMAGE_BYTES: int(12 * 1024 * 1024),
+  /** Pixel bound checked from the header before decoding at the edge. Default 16.7 MP (4096x4096). */
+  MAX_DECODE_PIXELS: int(4096 * 4096),
+  /** Media runner base URL (local dev, tests, self-hosting). Unset: the Cloudflare Container binding is used. */
+  RUNNER_URL: z.string().optional(),
+  /** Bearer token the runner expects. */
+  RUNNER_TOKEN: z.string().default(""),
+  /** Longest time `profile=full` waits for background stages before answering 202 with the job. Default 25 s. */
+  FULL_WAIT_TIMEOUT_MS: int(25_000),
+  /** Secret for webhook signatures (Standard Webhooks, `whsec_` base64 or raw). */
+  WEBHOOK_SECRET: z.string().default(""),
+  /** Replaces the origin of every provider oEmbed endpoint (tests point it at a loopback fake). */
+  OEMBED_BASE_URL: z.string().optional(),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+const cache = new WeakMap<object, Config>();
+
+/** Parses the environment once per env object. Throws an Error naming each bad variable. */
+export function getConfig(env: object): Config {
+  const hit = cache.get(env);
+  if (hit) return hit;
+  const source: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.shape)) {
+    const value = (env as Record<string, unknown>)[key];
+    if (typeof value === "string" && value !== "") source[key] = value;
+  }
+  const parsed = ConfigSchema.safeParse(source);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid configuration: ${detail}`);
+  }
+  cache.set(env, parsed.data);
+  return parsed.data;
+}

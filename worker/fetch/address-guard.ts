@@ -1,0 +1,26 @@
+import { checkIpAddress, classifyUrlHost, effectivePort, type Allowlist } from "../../shared/net/index.ts";
+import { errors } from "../http/api-error.ts";
+import { resolveHost } from "./doh-resolver.ts";
+
+/**
+ * Refuses a URL whose host is, or resolves to, a denied address. Runs before every hop's connection.
+ * Every resolved address must pass: one private answer among public ones is enough to refuse (DNS answers
+ * can be rotated between our check and the runtime's own lookup).
+ */
+export async function assertPublicTarget(
+  url: URL,
+  allowlist: Allowlist,
+  resolverUrl: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const port = effectivePort(url);
+  const host = classifyUrlHost(url, allowlist);
+  if (!host.decision.allowed) throw errors.ssrfBlocked(`${url.hostname}: ${host.decision.reason}`);
+  if (host.type === "ip") return;
+  const addresses = await resolveHost(resolverUrl, host.hostname, signal);
+  if (addresses.length === 0) throw errors.badGateway(`The host ${host.hostname} does not resolve.`);
+  for (const address of addresses) {
+    const decision = checkIpAddress(address, port, allowlist);
+    if (!decision.allowed) throw errors.ssrfBlocked(`${host.hostname} -> ${address}: ${decision.reason}`);
+  }
+}

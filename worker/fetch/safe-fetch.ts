@@ -1,0 +1,88 @@
+import type { Allowlist } from "../../shared/net/index.ts";
+import { ApiError, errors } from "../http/api-error.ts";
+import { assertPublicTarget } from "./address-guard.ts";
+import type { Deadline } from "./deadline.ts";
+import { outboundHeaders } from "./outbound-headers.ts";
+
+export interface FetchPolicy {
+  allowlist: Allowlist;
+  resolverUrl: string;
+  maxRedirects: number;
+  deadline: Deadline;
+}
+
+export interface SafeRequest {
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  /** POSTs (webhooks) do not follow redirects: a 3xx is returned as is. */
+  followRedirects?: boolean;
+}
+
+export interface SafeResponse {
+  response: Response;
+  finalUrl: string;
+  redirects: number;
+}
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The one way the Worker talks to the outside world. Every hop: WHATWG-normalised URL, http(s) only, host
+ * checked (and resolved via DoH, every address checked) before connecting, identifying headers stripped,
+ * redirects followed by hand and re-checked, the whole exchange bounded by one deadline.
+ */
+export async function safeFetch(input: string, request: SafeRequest, policy: FetchPolicy): Promise<SafeResponse> {
+  const { signal, timeoutMs } = policy.deadline;
+  let url = parseTarget(input);
+  let redirects = 0;
+  try {
+    for (;;) {
+      await assertPublicTarget(url, policy.allowlist, policy.resolverUrl, signal);
+      const response = await fetch(url, {
+        method: request.method ?? "GET",
+        headers: outboundHeaders(request.headers),
+        body: request.body,
+        redirect: "manual",
+        signal,
+      });
+      const location = response.headers.get("location");
+      if (request.followRedirects === false || !redirectStatuses.has(response.status) || !location) {
+        return { response, finalUrl: url.href, redirects };
+      }
+      await response.body?.cancel();
+      if (redirects >= policy.maxRedirects) {
+        throw errors.badGateway(`Too many redirects (more than ${policy.maxRedirects}).`);
+      }
+      redirects += 1;
+      url = parseTarget(location, url);
+    }
+  } catch (err) {
+    throw toApiError(err, signal, timeoutMs);
+  }
+}
+
+function parseTarget(raw: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw base ? errors.badGateway("The remote server redirected to an invalid URL.") : errors.invalidUrl("The URL is malformed.");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw base
+      ? errors.badGateway(`The remote server redirected to a ${url.protocol} URL; only http and https are followed.`)
+      : errors.invalidUrl("Only http and https URLs are accepted.");
+  }
+  if (url.username || url.password) {
+    throw base ? errors.badGateway("The remote server redirected to a URL with credentials.") : errors.invalidUrl("URLs with embedded credentials are not accepted.");
+  }
+  return url;
+}
+
+/** Maps anything thrown during an exchange to the API's error vocabulary. */
+export function toApiError(err: unknown, signal: AbortSignal, timeoutMs: number): ApiError {
+  if (err instanceof ApiError) return err;
+  if (signal.aborted) return errors.timeout(timeoutMs);
+  return errors.badGateway("The remote server could not be reached or sent an invalid response.", String(err));
+}

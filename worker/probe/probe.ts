@@ -1,0 +1,77 @@
+import type { Config } from "../config.ts";
+import { errors } from "../http/api-error.ts";
+import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
+import type { ProbeResult } from "../../shared/schemas/record.ts";
+import { RangeByteSource } from "./byte-source.ts";
+import { parseContentRange } from "./content-range.ts";
+import { filenameFrom } from "./filename.ts";
+import { sniffMime } from "./sniff-mime.ts";
+
+export interface ProbeOutcome {
+  probe: ProbeResult;
+  /** The first bytes of the file, as read. */
+  head: Uint8Array;
+  /** Random access to the rest, through Range requests. */
+  source: RangeByteSource;
+}
+
+/**
+ * One Range GET of the first PROBE_HEAD_BYTES: enough to sniff the type, read the size from Content-Range (or
+ * Content-Length), the filename, and whether the origin really serves ranges (206). Never the whole file.
+ */
+export async function probeUrl(url: string, policy: FetchPolicy, config: Config): Promise<ProbeOutcome> {
+  const wanted = config.PROBE_HEAD_BYTES;
+  const { response, finalUrl, redirects } = await safeFetch(url, { headers: { range: `bytes=0-${wanted - 1}` } }, policy);
+  if (response.status === 404) {
+    await response.body?.cancel();
+    throw errors.notFound();
+  }
+  if (response.status !== 200 && response.status !== 206) {
+    await response.body?.cancel();
+    throw errors.badGateway(`The remote server answered ${response.status}.`);
+  }
+  const streamable = response.status === 206;
+  const sizeBytes = streamable
+    ? parseContentRange(response.headers.get("content-range"))?.total
+    : declaredLength(response);
+  if (sizeBytes !== undefined && sizeBytes > config.MAX_SOURCE_BYTES) {
+    await response.body?.cancel();
+    throw errors.tooLarge(config.MAX_SOURCE_BYTES);
+  }
+  const head = await readHead(response, wanted, policy.deadline);
+  const declaredMime = response.headers.get("content-type")?.split(";")[0]?.trim() || undefined;
+  const mime = await sniffMime(head, declaredMime);
+  // A 200 that ends before our limit is the whole file: its size is known even without Content-Length.
+  const knownSize = sizeBytes ?? (!streamable && head.byteLength < wanted ? head.byteLength : undefined);
+  const source = new RangeByteSource(finalUrl, knownSize, streamable, policy, config.MAX_TAIL_BYTES);
+  source.addSegment(0, head);
+  const probe: ProbeResult = {
+    finalUrl,
+    status: response.status,
+    mime,
+    declaredMime,
+    sizeBytes: knownSize,
+    filename: filenameFrom(response.headers.get("content-disposition"), finalUrl),
+    streamable,
+    bytesFetched: head.byteLength,
+    redirects,
+    headers: visibleHeaders(response.headers),
+  };
+  return { probe, head, source };
+}
+
+function declaredLength(response: Response): number | undefined {
+  // A compressed body's Content-Length is not the file's size.
+  if (response.headers.get("content-encoding")) return undefined;
+  const value = Number(response.headers.get("content-length"));
+  return Number.isSafeInteger(value) && value >= 0 && response.headers.has("content-length") ? value : undefined;
+}
+
+/** Final-hop response headers for `expand=rawHeaders`, without cookies. */
+function visibleHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name !== "set-cookie") out[name] = value;
+  });
+  return out;
+}
