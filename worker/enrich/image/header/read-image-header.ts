@@ -1,0 +1,59 @@
+import { imageSize } from "image-size";
+import type { ColorFacts } from "./color-facts.ts";
+import { gifColorFacts } from "./gif-facts.ts";
+import { jpegColorFacts } from "./jpeg-facts.ts";
+import { pngColorFacts } from "./png-facts.ts";
+import { webpColorFacts } from "./webp-facts.ts";
+
+/** Facts readable from an image's header bytes alone. */
+export interface ImageHeaderInfo {
+  /** image-size's type name, with "jpg" spelled "jpeg" (e.g. "png", "jpeg", "webp", "gif", "avif", "heif", "tiff", "svg"). */
+  format: string;
+  /** Displayed size: EXIF orientations 5-8 (a quarter turn) swap the stored width and height. */
+  width: number;
+  height: number;
+  /** Only for formats whose colour headers we read (png, jpeg, webp, gif); absent otherwise. */
+  colorSpace?: string;
+  hasAlpha?: boolean;
+  /** EXIF orientation 2-8 when the file has one (1, the identity, is left out). */
+  orientation?: number;
+  /** Description of an embedded ICC profile. */
+  iccProfile?: string;
+}
+
+/** Per-format colour readers, looked up by format name. */
+const colorFactReaders: Record<string, (b: Uint8Array) => ColorFacts | undefined> = {
+  png: pngColorFacts,
+  jpeg: jpegColorFacts,
+  webp: webpColorFacts,
+  gif: gifColorFacts,
+};
+
+/**
+ * Header-only facts (format, size, colour space, alpha, orientation) without decoding pixels.
+ * Returns null when the bytes are not a recognised image or the header is truncated or invalid.
+ */
+export function readImageHeader(bytes: Uint8Array): ImageHeaderInfo | null {
+  let size: ReturnType<typeof imageSize>;
+  try {
+    size = imageSize(bytes);
+  } catch {
+    return null; // image-size throws on unknown types and on truncated headers
+  }
+  const { width, height } = size;
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) return null;
+  const format = size.type === "jpg" ? "jpeg" : (size.type ?? "unknown");
+  const orientation = size.orientation && size.orientation >= 2 && size.orientation <= 8 ? size.orientation : undefined;
+  const quarterTurn = orientation !== undefined && orientation >= 5;
+  const info: ImageHeaderInfo = { format, width: quarterTurn ? height : width, height: quarterTurn ? width : height };
+  if (orientation !== undefined) info.orientation = orientation;
+  const reader = colorFactReaders[format];
+  if (reader) {
+    const facts = reader(bytes);
+    if (!facts) return null; // a format we read colour for whose header chunks do not parse
+    info.colorSpace = facts.colorSpace;
+    info.hasAlpha = facts.hasAlpha;
+    if (facts.iccProfile !== undefined) info.iccProfile = facts.iccProfile;
+  }
+  return info;
+}

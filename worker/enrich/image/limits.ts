@@ -1,0 +1,33 @@
+/**
+ * Limits and defaults of the edge image pipeline, with the reasoning behind each number.
+ *
+ * Decode memory: photon's `PhotonImage.new_from_byteslice` copies the source into wasm memory, lets the
+ * `image` crate decode it (JPEG: component planes, then RGB), converts to RGBA and copies that RGBA once
+ * more (`to_rgba8().to_vec()`). Measured high-water mark of photon's wasm memory for a 4000x3000 JPEG
+ * (5.4 MB file): 139 MiB, i.e. about 11.6 bytes per pixel plus the file; wasm memory never shrinks.
+ * Workers count wasm memory in the 128 MB isolate limit, next to the JS heap that still holds the
+ * source bytes and the rest of the Worker. We therefore give photon at most `wasmDecodeBudgetBytes`.
+ */
+export const photonDecodePeakBytesPerPixel = 12;
+
+/** Share of the 128 MB isolate we let photon's wasm memory reach while decoding (the rest: JS heap). */
+export const wasmDecodeBudgetBytes = 80 * 1024 * 1024;
+
+/** Default pixel bound checked from the header before decoding: 80 MiB / 12 B ≈ 6.99 MP. */
+export const defaultMaxDecodePixels = Math.floor(wasmDecodeBudgetBytes / photonDecodePeakBytesPerPixel);
+
+/** Longest side of the generated thumbnail (SPEC default 320 px); smaller images are never upscaled. */
+export const defaultThumbnailMaxPx = 320;
+
+/** Blurhash input: a downscale whose longest side is this many pixels (encode cost grows with pixels). */
+export const placeholderSampleMaxPx = 32;
+
+/** Blurhash components along the longer and the shorter side (4x3 for landscape, 3x4 for portrait). */
+export const placeholderComponentsLong = 4;
+export const placeholderComponentsShort = 3;
+
+/** Dominant-colour input: a downscale whose longest side is this many pixels. */
+export const paletteSampleMaxPx = 64;
+
+/** Largest embedded ICC profile we read (after reassembly or inflation); real profiles are < 1 MiB. */
+export const maxIccProfileBytes = 4 * 1024 * 1024;
