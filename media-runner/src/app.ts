@@ -1,0 +1,116 @@
+/**
+ * Builds the fastify app: auth, routes and the one error handler. No sockets are opened here besides the
+ * loopback Range proxy, so tests drive it with app.inject.
+ */
+import Fastify, { type FastifyInstance } from "fastify";
+import sharp from "sharp";
+import type { Dispatcher } from "undici";
+import {
+  RunnerRequest,
+  runnerHealthPath,
+  runnerProcessPath,
+  type RunnerErrorBody,
+  type RunnerHealth,
+  type RunnerResponse,
+} from "../../shared/schemas/runner.ts";
+import type { RunnerConfig } from "./config.ts";
+import { RunnerError, isRunnerError } from "./errors.ts";
+import { systemResolver, type Resolver } from "./fetch/resolver.ts";
+import { createSsrfAgent } from "./fetch/ssrf-agent.ts";
+import { bearerMatches } from "./http/auth.ts";
+import { JobLimiter } from "./http/job-limiter.ts";
+import type { Binaries } from "./media/binaries.ts";
+import { processJob } from "./pipeline/process-job.ts";
+import { RangeProxy } from "./proxy/range-proxy.ts";
+
+export const runnerVersion = "0.1.0";
+
+export interface AppOptions {
+  config: RunnerConfig;
+  binaries: Binaries;
+  /** DNS for outbound requests; tests pass a fake one. */
+  resolve?: Resolver;
+  logger?: boolean;
+}
+
+/** The request body is a URL and a few flags. */
+const maxRequestBodyBytes = 16 * 1024;
+
+function errorBody(code: RunnerErrorBody["error"]["code"], message: string): RunnerErrorBody {
+  return { status: "error", error: { code, message } };
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, binaries } = options;
+  // sharp's cache keeps decoded files and open handles between jobs; jobs are unrelated, so it only costs memory.
+  sharp.cache(false);
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel },
+    bodyLimit: maxRequestBodyBytes,
+  });
+  const proxy = new RangeProxy();
+  await proxy.start();
+  const dispatcher: Dispatcher = createSsrfAgent({
+    allowlist: config.allowlist,
+    resolve: options.resolve ?? systemResolver,
+    connectTimeoutMs: config.fetchTimeoutMs,
+  });
+  const limiter = new JobLimiter(config.concurrency, config.maxQueue);
+  app.addHook("onClose", async () => {
+    await proxy.stop();
+    await dispatcher.close();
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    if (isRunnerError(error)) {
+      if (error.status >= 500) request.log.error({ code: error.code, detail: error.detail }, error.message);
+      else request.log.info({ code: error.code, detail: error.detail }, error.message);
+      return reply.code(error.status).send(errorBody(error.code, error.message));
+    }
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return reply.code(status === 413 ? 413 : 400).send(errorBody("INVALID_PAYLOAD", (error as Error).message));
+    }
+    // Internals (paths, engine output) stay in the log.
+    request.log.error(error);
+    return reply.code(500).send(errorBody("INTERNAL_ERROR", "internal error"));
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(errorBody("NOT_FOUND", "no such route")));
+
+  app.get(runnerHealthPath, async (): Promise<RunnerHealth> => ({
+    status: "ok",
+    version: runnerVersion,
+    active: limiter.active,
+    queued: limiter.queued,
+    concurrency: limiter.concurrency,
+  }));
+
+  app.post(runnerProcessPath, async (request, reply): Promise<RunnerResponse> => {
+    if (!bearerMatches(request.headers.authorization, config.token)) {
+      void reply.header("www-authenticate", 'Bearer realm="media-runner"');
+      throw new RunnerError("UNAUTHORIZED", "a valid bearer token is required");
+    }
+    const parsed = RunnerRequest.safeParse(request.body);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new RunnerError("INVALID_PAYLOAD", first ? `${first.path.join(".") || "body"}: ${first.message}` : "invalid body");
+    }
+    // A caller that hangs up no longer needs the result: stop fetching and kill the engines.
+    const cancel = new AbortController();
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished) cancel.abort(new RunnerError("PROCESSING_TIMEOUT", "the caller went away"));
+    });
+    return limiter.run(() => {
+      const deadline = AbortSignal.timeout(config.jobTimeoutMs);
+      const signal = AbortSignal.any([cancel.signal, deadline]);
+      return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }).catch((error: unknown) => {
+        if (deadline.aborted) {
+          throw new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);
+        }
+        throw error;
+      });
+    });
+  });
+
+  return app;
+}

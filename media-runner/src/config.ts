@@ -1,0 +1,98 @@
+/**
+ * All runner configuration, read once from the environment and validated at start. A bad value stops the
+ * runner with a message naming the variable and the expected format.
+ */
+import { z } from "zod";
+import { parseAllowlist, type Allowlist } from "../../shared/net/index.ts";
+
+const integer = (min: number, max: number) =>
+  z.string().trim().regex(/^\d+$/, "expected a whole number").transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+/** Every variable with its default; a default of undefined means "required" or "empty". */
+const Env = z.object({
+  /** TCP port of the HTTP API. */
+  RUNNER_PORT: integer(0, 65_535).default(8788),
+  /** Interface to listen on; 0.0.0.0 inside a container. */
+  RUNNER_HOST: z.string().trim().min(1).default("127.0.0.1"),
+  /** Shared bearer token the Worker sends; required (at least 16 characters). */
+  RUNNER_TOKEN: z.string().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)"),
+  /** Jobs processed at once; each runs ffprobe/ffmpeg/sharp, so about one per core. */
+  RUNNER_CONCURRENCY: integer(1, 64).default(2),
+  /** Jobs allowed to wait for a slot; beyond that the runner answers 503 RUNNER_BUSY. */
+  RUNNER_MAX_QUEUE: integer(0, 10_000).default(32),
+  /** Cap on bytes pulled from the origin per job (and on the announced size): 50 MB. */
+  RUNNER_MAX_SOURCE_BYTES: integer(1, 2 ** 40).default(50_000_000),
+  /** Deadline of each outbound request (connect, headers and body). */
+  RUNNER_FETCH_TIMEOUT_MS: integer(1, 600_000).default(10_000),
+  /** Redirect hops followed by hand, each re-checked against the SSRF policy. */
+  RUNNER_MAX_REDIRECTS: integer(0, 20).default(5),
+  /** Images with more pixels are refused before decoding (decompression bombs). */
+  RUNNER_MAX_DECODE_PIXELS: integer(1, 2 ** 31).default(50_000_000),
+  /** Time limit of each ffprobe/ffmpeg run; the process is killed when it passes. */
+  RUNNER_PROCESS_TIMEOUT_MS: integer(100, 600_000).default(20_000),
+  /** Whole-job limit, queue wait excluded. */
+  RUNNER_JOB_TIMEOUT_MS: integer(100, 600_000).default(45_000),
+  /** Test/dev only: addresses allowed although private, e.g. "127.0.0.1:8080". Empty in production. */
+  SSRF_ALLOWLIST: z.string().optional(),
+  /** Explicit engine paths; otherwise PATH, then the packaged npm binaries. */
+  FFMPEG_PATH: z.string().trim().min(1).optional(),
+  FFPROBE_PATH: z.string().trim().min(1).optional(),
+  /** fastify (pino) log level. */
+  RUNNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
+});
+
+export interface RunnerConfig {
+  port: number;
+  host: string;
+  token: string;
+  concurrency: number;
+  maxQueue: number;
+  maxSourceBytes: number;
+  fetchTimeoutMs: number;
+  maxRedirects: number;
+  maxDecodePixels: number;
+  processTimeoutMs: number;
+  jobTimeoutMs: number;
+  allowlist: Allowlist;
+  ffmpegPath?: string;
+  ffprobePath?: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the configuration; throws ConfigError listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): RunnerConfig {
+  // Empty strings count as unset, as in most env-file tooling.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = Env.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`invalid runner configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  let allowlist: Allowlist;
+  try {
+    allowlist = parseAllowlist(e.SSRF_ALLOWLIST);
+  } catch (error) {
+    throw new ConfigError(`invalid runner configuration:\n  ${(error as Error).message}`);
+  }
+  return {
+    port: e.RUNNER_PORT,
+    host: e.RUNNER_HOST,
+    token: e.RUNNER_TOKEN,
+    concurrency: e.RUNNER_CONCURRENCY,
+    maxQueue: e.RUNNER_MAX_QUEUE,
+    maxSourceBytes: e.RUNNER_MAX_SOURCE_BYTES,
+    fetchTimeoutMs: e.RUNNER_FETCH_TIMEOUT_MS,
+    maxRedirects: e.RUNNER_MAX_REDIRECTS,
+    maxDecodePixels: e.RUNNER_MAX_DECODE_PIXELS,
+    processTimeoutMs: e.RUNNER_PROCESS_TIMEOUT_MS,
+    jobTimeoutMs: e.RUNNER_JOB_TIMEOUT_MS,
+    allowlist,
+    ...(e.FFMPEG_PATH ? { ffmpegPath: e.FFMPEG_PATH } : {}),
+    ...(e.FFPROBE_PATH ? { ffprobePath: e.FFPROBE_PATH } : {}),
+    logLevel: e.RUNNER_LOG_LEVEL,
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * Input options shared by every ffprobe/ffmpeg run on a proxied URL. The engines may only speak HTTP (to
+ * the loopback proxy) and only use demuxers that read one self-contained stream: playlist and reference
+ * formats (HLS, DASH, concat, image sequences, MOV external references) would make the engine open other
+ * URLs or local files itself, around the proxy.
+ */
+export const allowedDemuxers = [
+  "mov", "mp4", "m4a", "3gp", "matroska", "webm", "avi", "flv", "asf", "mpegts", "mpeg", "m4v", "h264", "hevc",
+  "ivf", "mp3", "aac", "ac3", "eac3", "flac", "ogg", "wav", "w64", "aiff", "caf", "au", "amr", "wv", "ape",
+  "dts", "truehd", "mjpeg", "gif", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "avif",
+] as const;
+
+export function safeInputArgs(maxPixels: number): string[] {
+  return [
+    "-protocol_whitelist", "http,tcp",
+    "-format_whitelist", allowedDemuxers.join(","),
+    // A decoder refuses frames larger than this (a video-sized decompression bomb).
+    "-max_pixels", String(maxPixels),
+  ];
+}

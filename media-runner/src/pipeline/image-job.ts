@@ -1,0 +1,81 @@
+/**
+ * Large or edge-undecodable images: the pixel count is checked from the header before anything is decoded
+ * (decompression bombs are refused early), the bytes are streamed to a temporary file (memory does not
+ * grow with the file), and sharp decodes the file once, straight to thumbnail size.
+ */
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import sharp from "sharp";
+import type { RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
+import { RunnerError, isRunnerError } from "../errors.ts";
+import type { RemoteSource } from "../fetch/remote-source.ts";
+import { decodeToRaster } from "../media/previews.ts";
+import type { JobContext, Timings } from "./context.ts";
+import { renderPreviews, wantsPreview } from "./preview-stages.ts";
+
+/** Bytes of the file start given to the header check; image headers (IHDR, SOF, VP8X) sit well inside. */
+const headerProbeBytes = 64 * 1024;
+
+function checkPixels(width: number | undefined, height: number | undefined, maxPixels: number): void {
+  if (width !== undefined && height !== undefined && width * height > maxPixels) {
+    throw new RunnerError("IMAGE_TOO_LARGE", `the image is ${width}x${height}, over the limit of ${maxPixels} pixels`);
+  }
+}
+
+/** sharp reports every failure as a plain Error; name the cases a caller can act on. */
+function sharpError(error: unknown): RunnerError {
+  if (isRunnerError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/pixel limit/i.test(message)) return new RunnerError("IMAGE_TOO_LARGE", "the image has more pixels than allowed", message);
+  if (/unsupported image format/i.test(message)) return new RunnerError("UNSUPPORTED_MEDIA", "the image format is not supported", message);
+  return new RunnerError("CORRUPT_MEDIA", "the image could not be decoded", message);
+}
+
+async function headOf(source: RemoteSource): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of source.read(0, headerProbeBytes - 1)) parts.push(part);
+  return Buffer.concat(parts);
+}
+
+export async function runImageJob(
+  request: RunnerRequest,
+  source: RemoteSource,
+  ctx: JobContext,
+  timings: Timings,
+): Promise<Omit<RunnerResponse, "timings">> {
+  const maxPixels = ctx.config.maxDecodePixels;
+  const head = await headOf(source);
+  const early = await sharp(head).metadata().catch(() => undefined);
+  checkPixels(early?.width, early?.height, maxPixels);
+
+  const dir = await mkdtemp(join(tmpdir(), "media-runner-"));
+  try {
+    const file = join(dir, "source");
+    await timings.time("download", () => pipeline(Readable.from(source.read(0, Infinity)), createWriteStream(file)));
+    const meta = await timings.time("metadata", () => sharp(file, { limitInputPixels: maxPixels }).metadata().catch((e) => { throw sharpError(e); }));
+    checkPixels(meta.width, meta.height, maxPixels);
+    const response: Omit<RunnerResponse, "timings"> = {};
+    if (request.stages.includes("metadata")) {
+      // Report the displayed size: an EXIF-rotated photo shows portrait although stored landscape.
+      const shown = meta.autoOrient ?? { width: meta.width, height: meta.height };
+      response.metadata = {
+        image: {
+          colorSpace: meta.space ?? "unknown",
+          hasAlpha: meta.hasAlpha ?? false,
+          ...(shown.width ? { width: shown.width } : {}),
+          ...(shown.height ? { height: shown.height } : {}),
+        },
+      };
+    }
+    if (!wantsPreview(request)) return response;
+    const raster = await timings.time("decode", () =>
+      decodeToRaster(file, request.thumbnailMaxPx, maxPixels).catch((e) => { throw sharpError(e); }));
+    return { ...response, ...(await renderPreviews(request, raster, timings)) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,27 @@
+/** One request, start to end: open the source (SSRF checks, size cap), then the category's pipeline. */
+import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
+import type { RemoteSource } from "../fetch/remote-source.ts";
+import { runAvJob } from "./av-job.ts";
+import { Timings, newSource, type JobContext } from "./context.ts";
+import { runImageJob } from "./image-job.ts";
+
+type Pipeline = (request: RunnerRequest, source: RemoteSource, ctx: JobContext, timings: Timings) => Promise<Omit<RunnerResponse, "timings">>;
+
+const pipelines: Readonly<Record<RunnerCategory, Pipeline>> = {
+  video: runAvJob,
+  audio: runAvJob,
+  image: runImageJob,
+};
+
+export async function processJob(request: RunnerRequest, ctx: JobContext): Promise<RunnerResponse> {
+  const timings = new Timings();
+  const started = performance.now();
+  const source = newSource(request.url, ctx);
+  try {
+    await timings.time("fetch", () => source.open());
+    const result = await pipelines[request.category](request, source, ctx, timings);
+    return { ...result, timings: { ...timings.values, total: Math.round(performance.now() - started) }, bytesFetched: source.bytesFetched };
+  } catch (error) {
+    throw source.failure ?? error;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The loopback Range proxy. ffprobe and ffmpeg are given http://127.0.0.1:<port>/source/<random id>
+ * instead of the origin URL, so they never open a socket to the world: every byte they read comes
+ * through a RemoteSource, which applies the SSRF checks on each connection and redirect hop, the size cap
+ * and the deadline. Ids are unguessable and live only for one job, so the proxy is not an open relay.
+ */
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { RemoteSource } from "../fetch/remote-source.ts";
+import { isRunnerError } from "../errors.ts";
+import { parseRange } from "./range-header.ts";
+
+export interface ProxyRegistration {
+  url: string;
+  release(): void;
+}
+
+export class RangeProxy {
+  private readonly sources = new Map<string, RemoteSource>();
+  private server: Server | undefined;
+  private base = "";
+
+  /** Listens on 127.0.0.1, port chosen by the system. */
+  async start(): Promise<void> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.keepAliveTimeout = 2_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => resolve());
+    });
+    this.server = server;
+    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Makes source readable at a fresh URL until release() is called. */
+  register(source: RemoteSource): ProxyRegistration {
+    if (!this.server) throw new Error("range proxy not started");
+    const id = randomBytes(18).toString("base64url");
+    this.sources.set(id, source);
+    return { url: `${this.base}/source/${id}`, release: () => this.sources.delete(id) };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const id = /^\/source\/([\w-]+)$/.exec(req.url ?? "")?.[1];
+    const source = id ? this.sources.get(id) : undefined;
+    if (!source) return void res.writeHead(404).end();
+    if (req.method !== "GET" && req.method !== "HEAD") return void res.writeHead(405, { allow: "GET, HEAD" }).end();
+    const size = source.size;
+    const range = parseRange(req.headers.range, size);
+    if (range.kind === "unsatisfiable") {
+      return void res.writeHead(416, size === undefined ? {} : { "content-range": `bytes */${size}` }).end();
+    }
+    const start = range.kind === "range" ? range.start : 0;
+    const end = range.kind === "range" ? range.end : size === undefined ? Infinity : size - 1;
+    const headers: Record<string, string> = { "content-type": source.contentType ?? "application/octet-stream" };
+    if (size !== undefined) {
+      headers["accept-ranges"] = "bytes";
+      headers["content-length"] = String(end - start + 1);
+    }
+    if (range.kind === "range") headers["content-range"] = `bytes ${start}-${end}/${size}`;
+    res.writeHead(range.kind === "range" ? 206 : 200, headers);
+    if (req.method === "HEAD" || (size !== undefined && start > end)) return void res.end();
+    try {
+      // pipeline ends the generator (and with it the upstream request) when the engine hangs up early.
+      await pipeline(Readable.from(source.read(start, end), { objectMode: false }), res);
+    } catch (error) {
+      // The engine closing a connection after a seek is normal; origin failures were recorded on the source.
+      if (!isRunnerError(error)) return;
+      res.destroy();
+    }
+  }
+}

@@ -1,0 +1,3 @@
+export { formatDuration } from "./duration.ts";
+export { formatBitrate } from "./bitrate.ts";
+export { formatBytes } from "./bytes.ts";

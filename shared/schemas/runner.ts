@@ -1,0 +1,102 @@
+/**
+ * Media runner API, version 1 (POST /v1/process). The Worker's queue consumer sends RunnerRequest and
+ * reads RunnerResponse; the runner validates both ends with these schemas. Metadata shapes are the
+ * ones of the public API (SPEC 2.2), imported so that both sides cannot drift.
+ */
+import { z } from "zod";
+import { AudioMetadata, ImageMetadata, Placeholder, VideoMetadata } from "./data.ts";
+
+export const runnerApiVersion = "v1";
+export const runnerProcessPath = "/v1/process";
+export const runnerHealthPath = "/v1/health";
+
+export const runnerCategories = ["video", "audio", "image"] as const;
+export const RunnerCategory = z.enum(runnerCategories);
+export type RunnerCategory = z.infer<typeof RunnerCategory>;
+
+export const runnerStages = ["metadata", "thumbnail", "placeholder", "palette"] as const;
+export const RunnerStage = z.enum(runnerStages);
+export type RunnerStage = z.infer<typeof RunnerStage>;
+
+/** Thumbnails fit in a square of this many pixels unless the request says otherwise. */
+export const defaultThumbnailMaxPx = 320;
+/** Upper bound of thumbnailMaxPx: a thumbnail, not a transcode. */
+export const maxThumbnailMaxPx = 1280;
+
+export const RunnerRequest = z.object({
+  url: z
+    .string()
+    .url()
+    .refine((value) => /^https?:$/i.test(new URL(value).protocol), "only http: and https: URLs are fetched")
+    .meta({ description: "Public http(s) URL of the media; fetched by the runner through its SSRF checks" }),
+  category: RunnerCategory,
+  stages: z.array(RunnerStage).min(1).max(runnerStages.length)
+    .meta({ description: "Work wanted; audio has no visual stages (thumbnail, placeholder, palette are skipped)" }),
+  thumbnailMaxPx: z.number().int().min(16).max(maxThumbnailMaxPx).default(defaultThumbnailMaxPx)
+    .meta({ description: "The thumbnail fits in a square of this size (never upscaled)" }),
+});
+export type RunnerRequest = z.infer<typeof RunnerRequest>;
+/** What a caller may send (defaults not applied yet). */
+export type RunnerRequestInput = z.input<typeof RunnerRequest>;
+
+export const RunnerThumbnail = z.object({
+  base64: z.string().meta({ description: "WebP bytes, base64" }),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  contentType: z.literal("image/webp"),
+});
+export type RunnerThumbnail = z.infer<typeof RunnerThumbnail>;
+
+export const RunnerMetadata = z.object({
+  video: VideoMetadata.optional(),
+  audio: AudioMetadata.optional(),
+  image: ImageMetadata.optional(),
+});
+export type RunnerMetadata = z.infer<typeof RunnerMetadata>;
+
+export const RunnerResponse = z.object({
+  metadata: RunnerMetadata.optional(),
+  thumbnail: RunnerThumbnail.optional(),
+  placeholder: Placeholder.optional(),
+  dominantColor: z.string().regex(/^#[0-9a-f]{6}$/).optional(),
+  timings: z.record(z.string(), z.number().int().nonnegative())
+    .meta({ description: "Milliseconds per step (fetch, metadata, frame, thumbnail, placeholder, palette, total)" }),
+  bytesFetched: z.number().int().nonnegative().optional()
+    .meta({ description: "Bytes the runner pulled from the origin for this request" }),
+});
+export type RunnerResponse = z.infer<typeof RunnerResponse>;
+
+/** Error codes of the runner; the SPEC 7 ones keep their meaning and status. */
+export const runnerErrorCodes = [
+  "INVALID_PAYLOAD", // 400
+  "UNAUTHORIZED", // 401
+  "SSRF_BLOCKED", // 403
+  "RESOURCE_NOT_FOUND", // 404: the origin answered 404
+  "UPSTREAM_TIMEOUT", // 408
+  "PAYLOAD_TOO_LARGE", // 413: over the source size cap
+  "UNSUPPORTED_MEDIA", // 422: readable, but not the category asked for
+  "CORRUPT_MEDIA", // 422: the engines cannot read it
+  "IMAGE_TOO_LARGE", // 422: over the decode pixel limit (decompression bombs)
+  "BAD_GATEWAY", // 502: the origin failed or answered nonsense
+  "NOT_FOUND", // 404: no such runner route
+  "RUNNER_BUSY", // 503: the job queue is full
+  "PROCESSING_TIMEOUT", // 504: an engine ran past its time limit
+  "INTERNAL_ERROR", // 500
+] as const;
+export const RunnerErrorCode = z.enum(runnerErrorCodes);
+export type RunnerErrorCode = z.infer<typeof RunnerErrorCode>;
+
+export const RunnerErrorBody = z.object({
+  status: z.literal("error"),
+  error: z.object({ code: RunnerErrorCode, message: z.string() }),
+});
+export type RunnerErrorBody = z.infer<typeof RunnerErrorBody>;
+
+export const RunnerHealth = z.object({
+  status: z.literal("ok"),
+  version: z.string(),
+  active: z.number().int().nonnegative(),
+  queued: z.number().int().nonnegative(),
+  concurrency: z.number().int().positive(),
+});
+export type RunnerHealth = z.infer<typeof RunnerHealth>;
