@@ -20,6 +20,11 @@ export default defineConfig({
                 ORIGIN_URL: inject("originUrl"),
                 DOH_RESOLVER_URL: inject("dohUrl"),
                 SSRF_ALLOWLIST: inject("ssrfAllowlist"),
+                GARBAGE_URL: inject("garbageUrl"),
+                TRAP_PORT: String(inject("trapPort")),
+                // Short deadline so the timeout test is quick; the shipped default is 10 s.
+                FETCH_TIMEOUT_MS: "2000",
+                ERROR_TTL_SECONDS: "0",
               },
             },
           })),

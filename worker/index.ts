@@ -1,4 +1,10 @@
-import { DurableObject } from "cloudflare:workers";
-export { MediaRunnerContainer } from "./runner/media-runner-container";
-export class ResourceObject extends DurableObject {}
-export default { async fetch() { return new Response("ok"); } } satisfies ExportedHandler<Env>;
+import { createApp } from "./http/app.ts";
+
+export { ResourceObject } from "./resource/resource-object.ts";
+export { MediaRunnerContainer } from "./runner/media-runner-container.ts";
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,175 @@
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTcpServer, type Server as TcpServer, type AddressInfo } from "node:net";
+import { extname, join, normalize } from "node:path";
+
+const types: Record<string, string> = {
+  ".png": "image/png", ".jpg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif", ".avif": "image/avif",
+  ".mp4": "video/mp4", ".webm": "video/webm", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
+  ".wav": "audio/wav", ".m4a": "audio/mp4", ".html": "text/html",
+};
+
+export interface OriginStats {
+  requests: { path: string; range?: string; bytes: number; headers: Record<string, string | string[] | undefined> }[];
+}
+
+/**
+ * A loopback origin for tests and benchmarks: serves files with real Range support and counts every byte,
+ * plus fault routes (redirect chains, open redirects, status codes, slow, reset, garbage, oversized, lying).
+ */
+export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", extras: Record<string, () => unknown> = {}) {
+  const stats: OriginStats = { requests: [] };
+  const server: Server = createServer((req, res) => handle(req, res).catch(() => res.destroy()));
+  const sockets = new Set<import("node:net").Socket>();
+  server.on("connection", (s) => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://origin");
+    const entry = { path: url.pathname + url.search, range: req.headers.range, bytes: 0, headers: req.headers };
+    if (!url.pathname.startsWith("/__")) stats.requests.push(entry);
+    const count = (chunk: Buffer | string) => { entry.bytes += Buffer.byteLength(chunk); };
+    const parts = url.pathname.split("/").filter(Boolean);
+
+    switch (parts[0]) {
+      case "__stats":
+        return json(res, stats);
+      case "__extra":
+        return json(res, extras[parts[1] ?? ""]?.() ?? null);
+      case "__reset":
+        stats.requests.length = 0;
+        return json(res, { ok: true });
+      case "media":
+        return serveFile(req, res, parts.slice(1).join("/"), url.searchParams.has("norange"), url.searchParams.get("type"), count);
+      case "redirect": {
+        // /redirect/N/rest...: N more hops, then /rest...
+        const n = Number(parts[1]);
+        const rest = "/" + parts.slice(2).join("/") + url.search;
+        res.writeHead(302, { location: n > 1 ? `/redirect/${n - 1}${rest}` : rest });
+        return res.end();
+      }
+      case "redirect-to":
+        res.writeHead(302, { location: url.searchParams.get("url") ?? "/" });
+        return res.end();
+      case "status":
+        res.writeHead(Number(parts[1]), { "content-type": "text/plain" });
+        return res.end("status");
+      case "slow":
+        await new Promise((r) => setTimeout(r, Number(url.searchParams.get("ms") ?? 15_000)));
+        res.writeHead(200, { "content-type": "image/png" });
+        return res.end("late");
+      case "reset":
+        return req.socket.destroy();
+      case "huge": {
+        // Declares 60 MB (Range or not) and would stream it.
+        const total = 60 * 1024 * 1024;
+        if (req.headers.range) res.writeHead(206, { "content-type": "video/mp4", "content-range": `bytes 0-65535/${total}`, "content-length": 65536 });
+        else res.writeHead(200, { "content-type": "video/mp4", "content-length": total });
+        return streamZeros(res, req.headers.range ? 65536 : total, count);
+      }
+      case "lying.png": {
+        // Claims a 2000-byte file to Range requests, but a full GET streams 60 MB (chunked, no length).
+        const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000064000000640806000000", "hex");
+        if (req.headers.range) {
+          res.writeHead(206, { "content-type": "image/png", "content-range": "bytes 0-1999/2000", "content-length": 2000 });
+          const body = Buffer.concat([png, Buffer.alloc(2000 - png.length)]);
+          count(body);
+          return res.end(body);
+        }
+        res.writeHead(200, { "content-type": "image/png" });
+        count(png);
+        res.write(png);
+        return streamZeros(res, 60 * 1024 * 1024, count);
+      }
+      case "page.html": {
+        const body = `<!doctype html><html><head><title>A &amp; B page</title></head><body>hello</body></html>`;
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8", "x-frame-options": "DENY", "set-cookie": "session=secret" });
+        count(body);
+        return res.end(body);
+      }
+      default:
+        res.writeHead(404, { "content-type": "text/plain" });
+        return res.end("not found");
+    }
+  }
+
+  function serveFile(req: IncomingMessage, res: ServerResponse, name: string, noRange: boolean, typeOverride: string | null, count: (c: Buffer) => void) {
+    const path = dirs.map((d) => join(d, normalize(name).replace(/^(\.\.[/\\])+/, ""))).find((p) => existsSync(p) && statSync(p).isFile());
+    if (!path) {
+      res.writeHead(404);
+      return res.end();
+    }
+    const size = statSync(path).size;
+    const type = typeOverride ?? types[extname(path)] ?? "application/octet-stream";
+    const match = !noRange && req.headers.range?.match(/^bytes=(\d*)-(\d*)$/);
+    let start = 0;
+    let end = size - 1;
+    if (match) {
+      if (match[1] === "") start = Math.max(0, size - Number(match[2]));
+      else {
+        start = Number(match[1]);
+        if (match[2] !== "") end = Math.min(Number(match[2]), size - 1);
+      }
+      if (start >= size) {
+        res.writeHead(416, { "content-range": `bytes */${size}` });
+        return res.end();
+      }
+      res.writeHead(206, { "content-type": type, "accept-ranges": "bytes", "content-range": `bytes ${start}-${end}/${size}`, "content-length": end - start + 1 });
+    } else {
+      res.writeHead(200, { "content-type": type, "content-length": size, ...(noRange ? {} : { "accept-ranges": "bytes" }) });
+    }
+    const stream = createReadStream(path, { start, end });
+    stream.on("data", (c) => count(c as Buffer));
+    stream.pipe(res);
+    res.on("close", () => stream.destroy());
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stats,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+function streamZeros(res: ServerResponse, total: number, count: (c: Buffer) => void) {
+  const chunk = Buffer.alloc(64 * 1024);
+  let sent = 0;
+  const pump = () => {
+    while (sent < total) {
+      const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+      sent += piece.length;
+      count(piece);
+      if (!res.write(piece)) return void res.once("drain", pump);
+    }
+    res.end();
+  };
+  res.on("close", () => { sent = total; });
+  pump();
+}
+
+function json(res: ServerResponse, body: unknown) {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+/** A server that answers raw non-HTTP bytes. */
+export async function startGarbageServer(host = "127.0.0.1") {
+  const server: TcpServer = createTcpServer((s) => s.end("THIS IS NOT HTTP\r\n\r\n\x00\x01\x02"));
+  await new Promise<void>((r) => server.listen(0, host, r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://${host}:${port}`, port, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Counts TCP connections: proof that a refused target was never contacted. */
+export async function startConnectionTrap(host: string) {
+  let connections = 0;
+  const server: TcpServer = createTcpServer((s) => { connections += 1; s.destroy(); });
+  await new Promise<void>((r) => server.listen(0, host, r));
+  const { port } = server.address() as AddressInfo;
+  return { port, connections: () => connections, close: () => new Promise<void>((r) => server.close(() => r())) };
+}

@@ -1,0 +1,65 @@
+import type { Config } from "../config.ts";
+import { readCapped, safeFetch } from "../fetch/index.ts";
+import { errors } from "../http/api-error.ts";
+import type { ResourceRecord } from "../../shared/schemas/record.ts";
+import { finishStage } from "../resource/create-record.ts";
+import { fetchPolicy } from "../inspect/first-inspection.ts";
+import { edgeFormats, processImageAtEdge } from "./image/index.ts";
+import { thumbnailPath, thumbnailObjectKey } from "./thumbnail-store.ts";
+
+const imageStages = ["preview:thumbnail", "preview:blurhash", "preview:palette"] as const;
+
+/** Whether the Worker itself can produce this image's previews (format and size within the edge limits). */
+export function isEdgeImage(record: ResourceRecord, config: Config): boolean {
+  if (record.category !== "image") return false;
+  const format = record.probe.mime.split("/")[1] ?? "";
+  const supported = Object.keys(edgeFormats).includes(format === "jpg" ? "jpeg" : format);
+  const size = record.probe.sizeBytes;
+  const pixels = (record.results.image?.width ?? 0) * (record.results.image?.height ?? 0);
+  return supported && (size === undefined || size <= config.MAX_EDGE_IMAGE_BYTES) && pixels <= config.MAX_DECODE_PIXELS;
+}
+
+export type EdgeImageRun = "done" | "needs-runner";
+
+/**
+ * Downloads the image (capped) and runs the edge pipeline; writes thumbnail to R2 and results into the
+ * record. Formats or sizes photon should not handle come back as "needs-runner". Throws ApiError only when
+ * the download itself fails (e.g. 413 when the streamed body passes the cap despite a smaller header).
+ */
+export async function runEdgeImageStages(record: ResourceRecord, config: Config, bucket: R2Bucket): Promise<EdgeImageRun> {
+  const started = performance.now();
+  const policy = fetchPolicy(config);
+  const { response } = await safeFetch(record.probe.finalUrl, {}, policy);
+  if (response.status === 404) throw errors.notFound();
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw errors.badGateway(`The remote server answered ${response.status}.`);
+  }
+  const bytes = await readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
+  if (bytes.byteLength > config.MAX_EDGE_IMAGE_BYTES) return "needs-runner";
+  const fetchedAt = performance.now();
+  const outcome = await processImageAtEdge(bytes, record.probe.mime, {
+    thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
+    maxDecodePixels: config.MAX_DECODE_PIXELS,
+  });
+  if (!outcome.ok) {
+    if (outcome.reason !== "decode-failed") return "needs-runner";
+    for (const stage of imageStages) finishStage(record, stage, { state: "failed", error: outcome.detail, engine: "edge" });
+    if (record.stages["metadata:image"]?.state === "pending") finishStage(record, "metadata:image", { state: "failed", error: outcome.detail, engine: "edge" });
+    return "done";
+  }
+  const { result } = outcome;
+  const key = thumbnailObjectKey(record.key, result.thumbnail.width, result.thumbnail.height);
+  await bucket.put(key, result.thumbnail.bytes, { httpMetadata: { contentType: result.thumbnail.contentType } });
+  const elapsed = performance.now() - fetchedAt;
+  record.results.thumbnail = { url: thumbnailPath(key), dimensions: `${result.thumbnail.width}x${result.thumbnail.height}` };
+  record.results.placeholder = { type: "blurhash", value: result.placeholder };
+  record.results.dominantColor = result.dominantColor;
+  if (!record.results.image) {
+    record.results.image = { colorSpace: result.colorSpace, hasAlpha: result.hasAlpha, width: result.width, height: result.height };
+    finishStage(record, "metadata:image", { state: "done", durationMs: elapsed, engine: "edge" });
+  }
+  for (const stage of imageStages) finishStage(record, stage, { state: "done", durationMs: elapsed, engine: "edge" });
+  record.timings.preview = Math.round(performance.now() - started);
+  return "done";
+}

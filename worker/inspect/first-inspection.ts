@@ -1,0 +1,82 @@
+import type { Config } from "../config.ts";
+import { createDeadline, type FetchPolicy } from "../fetch/index.ts";
+import { parseAllowlist } from "../../shared/net/index.ts";
+import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
+import { createRecord, finishStage } from "../resource/create-record.ts";
+import { probeUrl } from "../probe/probe.ts";
+import { categoryOf } from "../probe/sniff-mime.ts";
+import { readImageHeader } from "../enrich/image/index.ts";
+import { readEdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
+
+export interface FirstInspectionInput {
+  key: string;
+  url: string;
+  normalizedUrl: string;
+  provider?: ProviderRecord;
+}
+
+export function fetchPolicy(config: Config): FetchPolicy {
+  return {
+    allowlist: parseAllowlist(config.SSRF_ALLOWLIST),
+    resolverUrl: config.DOH_RESOLVER_URL,
+    maxRedirects: config.MAX_REDIRECTS,
+    deadline: createDeadline(config.FETCH_TIMEOUT_MS),
+  };
+}
+
+/**
+ * Everything cheap enough to finish before the first answer: the Range probe, classification, and the
+ * metadata readable from headers (image dimensions/colour, audio container facts via Range reads).
+ */
+export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<ResourceRecord> {
+  const started = performance.now();
+  const now = Date.now();
+  if (input.provider) {
+    // Provider pages are described by URL parsing and oEmbed; their HTML is never downloaded.
+    const record = createRecord({
+      ...input,
+      category: "embedded",
+      probe: { finalUrl: input.url, status: 200, mime: "text/html", streamable: false, bytesFetched: 0, redirects: 0, headers: {} },
+      ttlSeconds: config.RECORD_TTL_SECONDS,
+      now,
+    });
+    finishStage(record, "semantic", { state: "done", durationMs: 0, engine: "edge" });
+    finishStage(record, "mediaFormat", { state: "done", durationMs: 0, engine: "edge" });
+    record.timings = { semantic: 0, mediaFormat: 0 };
+    return record;
+  }
+
+  const policy = fetchPolicy(config);
+  const { probe, head, source } = await probeUrl(input.url, policy, config);
+  const probedAt = performance.now();
+  let category = categoryOf(probe.mime);
+  let facts: Awaited<ReturnType<typeof readEdgeMediaFacts>>;
+  if (category === "audio" || probe.mime === "video/mp4") {
+    facts = await readEdgeMediaFacts(source, probe.mime);
+    // An MP4 without a video track is audio (file-type names every ISO-BMFF "isom" file video/mp4).
+    if (category === "video" && facts?.hasVideo === false && facts.hasAudio) {
+      category = "audio";
+      probe.mime = "audio/mp4";
+    }
+  }
+  probe.bytesFetched = source.bytesFetched;
+
+  const record = createRecord({ ...input, category, probe, ttlSeconds: config.RECORD_TTL_SECONDS, now });
+  const semanticMs = performance.now() - probedAt;
+  finishStage(record, "semantic", { state: "done", durationMs: semanticMs, engine: "edge" });
+  finishStage(record, "mediaFormat", { state: "done", durationMs: probedAt - started, engine: "edge" });
+  record.timings = { mediaFormat: Math.round(probedAt - started), semantic: Math.round(semanticMs) };
+
+  if (category === "image") {
+    const header = readImageHeader(head);
+    if (header?.colorSpace !== undefined && header.hasAlpha !== undefined) {
+      record.results.image = { colorSpace: header.colorSpace, hasAlpha: header.hasAlpha, width: header.width, height: header.height };
+      finishStage(record, "metadata:image", { state: "done", durationMs: 0, engine: "edge" });
+    }
+  }
+  if (category === "audio" && facts?.audio) {
+    record.results.audio = facts.audio;
+    finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - probedAt, engine: "edge" });
+  }
+  return record;
+}

@@ -1,0 +1,48 @@
+import { detectProvider } from "../../shared/providers/index.ts";
+import { project } from "../../shared/projection/index.ts";
+import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
+import type { ResourceRecord } from "../../shared/schemas/record.ts";
+import { ApiError, errors } from "../http/api-error.ts";
+import type { InspectReply } from "../resource/resource-object.ts";
+import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
+
+export interface InspectOutcome {
+  status: 200 | 202;
+  body: InspectResponse | EmbedResponse;
+}
+
+/** One inspection: validate, route to the resource's Durable Object, project for the caller. */
+export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery): Promise<InspectOutcome> {
+  if (query.expand?.includes("rawHeaders") && !query.debug) {
+    throw errors.invalidParameter("expand=rawHeaders requires debug=true.");
+  }
+  if (query.expand?.includes("html") && query.profile !== "embed") {
+    throw errors.invalidParameter("expand=html applies to profile=embed; use expand=embedHtml with other profiles.");
+  }
+  const url = parseTargetUrl(body.url);
+  if (body.webhookUrl !== undefined) parseTargetUrl(body.webhookUrl, "webhookUrl");
+  const match = detectProvider(url);
+  // Provider URLs share one resource per media (canonical URL); timestamps live in the per-request embed URL.
+  const normalizedUrl = match ? match.canonicalUrl : normalizeUrl(url);
+  const key = await resourceKey(normalizedUrl);
+  const stub = env.RESOURCE.get(env.RESOURCE.idFromName(normalizedUrl));
+  const reply = (await stub.inspect({
+    key,
+    url: url.href,
+    normalizedUrl,
+    profile: query.profile,
+    ...(match ? { provider: match } : {}),
+    ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
+  })) as unknown as InspectReply;
+  if (!reply.ok) throw new ApiError(reply.error.status as 400, reply.error.code as "BAD_GATEWAY", reply.error.message);
+  const record: ResourceRecord = { ...reply.record, url: url.href };
+  if (match && record.provider) record.provider = { ...record.provider, embedUrl: match.embedUrl };
+  const projected = project(record, {
+    profile: query.profile,
+    ...(query.fields ? { fields: query.fields } : {}),
+    ...(query.expand ? { expand: query.expand } : {}),
+    debug: query.debug,
+    responseSource: reply.responseSource,
+  });
+  return { status: 200, body: projected };
+}

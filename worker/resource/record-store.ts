@@ -1,0 +1,62 @@
+import { ResourceRecord } from "../../shared/schemas/record.ts";
+
+export interface CachedError {
+  status: number;
+  code: string;
+  message: string;
+  expiresAt: number;
+}
+
+/** The ResourceObject's SQLite tables. One row per table per object: each object is one resource. */
+export class RecordStore {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS resource (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS origin_error (id INTEGER PRIMARY KEY CHECK (id = 1), status INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+  }
+
+  loadRecord(now: number): ResourceRecord | undefined {
+    const row = this.sql.exec<{ record: string; expires_at: number }>(`SELECT record, expires_at FROM resource WHERE id = 1`).toArray()[0];
+    if (!row || row.expires_at <= now) return undefined;
+    const parsed = ResourceRecord.safeParse(JSON.parse(row.record));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  saveRecord(record: ResourceRecord): void {
+    this.sql.exec(
+      `INSERT INTO resource (id, record, expires_at) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET record = excluded.record, expires_at = excluded.expires_at`,
+      JSON.stringify(record),
+      record.expiresAt,
+    );
+  }
+
+  deleteRecord(): void {
+    this.sql.exec(`DELETE FROM resource`);
+  }
+
+  loadError(now: number): CachedError | undefined {
+    const row = this.sql
+      .exec<{ status: number; code: string; message: string; expires_at: number }>(`SELECT status, code, message, expires_at FROM origin_error WHERE id = 1`)
+      .toArray()[0];
+    if (!row || row.expires_at <= now) return undefined;
+    return { status: row.status, code: row.code, message: row.message, expiresAt: row.expires_at };
+  }
+
+  saveError(error: CachedError): void {
+    this.sql.exec(
+      `INSERT INTO origin_error (id, status, code, message, expires_at) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, code = excluded.code, message = excluded.message, expires_at = excluded.expires_at`,
+      error.status, error.code, error.message, error.expiresAt,
+    );
+  }
+
+  clearError(): void {
+    this.sql.exec(`DELETE FROM origin_error`);
+  }
+
+  /** Earliest moment anything stored here expires (for the cleanup alarm). */
+  nextExpiry(): number | undefined {
+    const row = this.sql.exec<{ t: number | null }>(
+      `SELECT MIN(t) AS t FROM (SELECT expires_at AS t FROM resource UNION ALL SELECT expires_at AS t FROM origin_error)`,
+    ).toArray()[0];
+    return row?.t ?? undefined;
+  }
+}
