@@ -49,7 +49,8 @@ export async function runImageJob(
 ): Promise<Omit<RunnerResponse, "timings">> {
   const maxPixels = ctx.config.maxDecodePixels;
   const head = await headOf(source);
-  const early = await sharp(head).metadata().catch(() => undefined);
+  // No pixel limit on this call: it only reads the header, and must see the size to refuse it.
+  const early = await sharp(head, { limitInputPixels: false }).metadata().catch(() => undefined);
   checkPixels(early?.width, early?.height, maxPixels);
 
   const dir = await mkdtemp(join(tmpdir(), "media-runner-"));
