@@ -7,6 +7,6 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const dist = dirname(require.resolve("swagger-ui-dist/package.json"));
-const target = join(root, "public", "vendor");
+const target = join(root, "public", "vendor", "swagger-ui-dist");
 mkdirSync(target, { recursive: true });
 for (const file of ["swagger-ui-bundle.js", "swagger-ui.css"]) copyFileSync(join(dist, file), join(target, file));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defaultMaxDecodePixels } from "./enrich/image/limits.ts";
 
 /**
  * All Worker settings, read once per request from the environment (wrangler vars, `npm start` env, or test
@@ -29,8 +30,8 @@ export const ConfigSchema = z.object({
   THUMBNAIL_MAX_PX: int(320),
   /** Images up to this size are decoded at the edge; larger go to the media runner. Default 12 MiB. */
   MAX_EDGE_IMAGE_BYTES: int(12 * 1024 * 1024),
-  /** Pixel bound checked from the header before decoding at the edge. Default 16.7 MP (4096x4096). */
-  MAX_DECODE_PIXELS: int(4096 * 4096),
+  /** Pixel bound checked from the header before decoding at the edge. Default ~7 MP: photon peaks near 12 bytes/pixel and the isolate has 128 MB. */
+  MAX_DECODE_PIXELS: int(defaultMaxDecodePixels),
   /** Media runner base URL (local dev, tests, self-hosting). Unset: the Cloudflare Container binding is used. */
   RUNNER_URL: z.string().optional(),
   /** Bearer token the runner expects. */
