@@ -7,7 +7,7 @@
 import type { Readable } from "node:stream";
 import { RunnerError } from "../errors.ts";
 import { parseContentLength, parseContentRange } from "./content-range.ts";
-import { openUpstream, upstreamError, type UpstreamContext } from "./upstream.ts";
+import { discard, openUpstream, upstreamError, type UpstreamContext } from "./upstream.ts";
 
 export interface SourceLimits {
   /** Cap on bytes pulled from the origin for this job, and on the announced file size. */
@@ -61,11 +61,11 @@ export class RemoteSource {
     } else if (first.status === 200) {
       this.size = parseContentLength(first.headers["content-length"]);
     } else {
-      first.body.destroy();
+      discard(first.body);
       throw this.fail(new RunnerError("BAD_GATEWAY", "the remote server sent an invalid partial response"));
     }
     if (this.size !== undefined && this.size > this.limits.maxSourceBytes) {
-      first.body.destroy();
+      discard(first.body);
       throw this.fail(new RunnerError("PAYLOAD_TOO_LARGE", `the remote file exceeds ${this.limits.maxSourceBytes} bytes`));
     }
     for await (const _ of this.blocksFrom(first.body, 0, 0, 1)) {
@@ -122,7 +122,7 @@ export class RemoteSource {
     const part = await this.request({ start, end });
     const range = parseContentRange(part.headers["content-range"]);
     if (part.status !== 206 || range?.start !== start) {
-      part.body.destroy();
+      discard(part.body);
       throw this.fail(new RunnerError("BAD_GATEWAY", "the remote server stopped honouring byte ranges"));
     }
     yield* this.blocksFrom(part.body, start, index, index + count);
@@ -177,7 +177,7 @@ export class RemoteSource {
     } catch (error) {
       throw this.fail(upstreamError(error, false));
     } finally {
-      body.destroy();
+      discard(body);
     }
   }
 

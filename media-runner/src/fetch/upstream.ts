@@ -28,6 +28,15 @@ export interface UpstreamResponse {
 /** Neutral headers: media bytes as stored (no compression, so byte ranges mean file offsets). */
 const outboundHeaders = { "user-agent": "media-inspect-runner/1", accept: "*/*", "accept-encoding": "identity" };
 
+/**
+ * Drops a body we will not read. undici reports an unfinished body's destruction as an "aborted" error
+ * event; nobody is listening any more, so it is swallowed instead of crashing the process.
+ */
+export function discard(body: Readable): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
 /** Range header value for [start, end] (inclusive; end undefined = to the end). */
 export function rangeValue(start: number, end?: number): string {
   return `bytes=${start}-${end ?? ""}`;
@@ -52,8 +61,11 @@ export function upstreamError(error: unknown, timedOut: boolean): RunnerError {
   if (isRunnerError(error)) return error;
   const cause = (error as { cause?: unknown })?.cause;
   if (isRunnerError(cause)) return cause;
+  // AbortSignal.timeout() aborts with a DOMException named TimeoutError; undici passes it on as is.
+  const named = (error as { name?: string })?.name;
   if (
     timedOut ||
+    named === "TimeoutError" ||
     error instanceof undiciErrors.ConnectTimeoutError ||
     error instanceof undiciErrors.HeadersTimeoutError ||
     error instanceof undiciErrors.BodyTimeoutError
@@ -93,7 +105,7 @@ export async function openUpstream(
     const headers = singleHeaders(response.headers);
     const status = response.statusCode;
     if (status >= 300 && status < 400 && headers.location !== undefined) {
-      response.body.destroy();
+      discard(response.body);
       if (hop >= ctx.maxRedirects) {
         throw new RunnerError("BAD_GATEWAY", `more than ${ctx.maxRedirects} redirects`);
       }
@@ -112,7 +124,7 @@ export async function openUpstream(
       body.once("close", () => signal.removeEventListener("abort", onAbort));
       return { status, headers, body, finalUrl: current };
     }
-    response.body.destroy();
+    discard(response.body);
     if (status === 404 || status === 410) throw new RunnerError("RESOURCE_NOT_FOUND", `the remote server answered ${status}`);
     if (status === 416) throw new RunnerError("BAD_GATEWAY", "the remote server refused the byte range (416)");
     throw new RunnerError("BAD_GATEWAY", `the remote server answered ${status}`);
