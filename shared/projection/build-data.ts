@@ -31,7 +31,7 @@ export function buildFullData(record: ResourceRecord): InspectData {
     preview: buildPreview(record),
     ...(record.provider ? { providerData: buildProviderData(record) } : {}),
     diagnostics: { timings: buildTimings(record) },
-    network: { headers: record.probe.headers },
+    network: { headers: withoutCookies(record.probe.headers) },
   };
 }
 
@@ -102,9 +102,17 @@ function buildProviderData(record: ResourceRecord): InspectData["providerData"] 
   };
 }
 
+/** The probe already drops set-cookie; dropped again here so no record can leak a cookie through the API. */
+function withoutCookies(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^set-cookie2?$/i.test(name)));
+}
+
 const previewTimingStages: StageName[] = ["preview:thumbnail", "preview:blurhash", "preview:palette"];
 
-/** Integer millisecond timings; `preview` sums the preview stages when they ran separately. */
+/**
+ * Integer millisecond timings. `preview` is the longest preview stage when they ran separately (they run
+ * side by side); `total` falls back to the stages' wall time when the record stored none.
+ */
 function buildTimings(record: ResourceRecord): Record<string, number> {
   const timings: Record<string, number> = {};
   for (const [key, ms] of Object.entries(record.timings)) timings[key] = Math.round(ms);
@@ -114,6 +122,12 @@ function buildTimings(record: ResourceRecord): Record<string, number> {
   }
   for (const [stage, entry] of Object.entries(record.stages)) {
     if (timings[stage] === undefined && entry?.durationMs !== undefined) timings[stage] = Math.round(entry.durationMs);
+  }
+  if (timings.total === undefined) {
+    const ran = Object.values(record.stages).filter((s) => s?.startedAt !== undefined && s.finishedAt !== undefined);
+    if (ran.length > 0) {
+      timings.total = Math.round(Math.max(...ran.map((s) => s!.finishedAt!)) - Math.min(...ran.map((s) => s!.startedAt!)));
+    }
   }
   return timings;
 }

@@ -10,9 +10,18 @@ import { stageView } from "./processing.ts";
  * natively; framing headers say whether the file's page could be iframed instead.
  */
 export function projectEmbed(record: ResourceRecord, withHtml: boolean): EmbedResponse {
+  const response = projectEmbedData(record);
+  if (!withHtml) return response;
+  // The html is the element `render` describes (a framable page is a sandboxed iframe, not the link).
+  const { render } = response.data;
+  const title = record.results.title ?? record.probe.title;
+  const html = toHtml({ tag: render.tag, attributes: render.attributes }, render.tag === "a" ? (title ?? record.probe.finalUrl) : "");
+  return { ...response, data: { ...response.data, html } };
+}
+
+function projectEmbedData(record: ResourceRecord): EmbedResponse {
   const title = record.results.title ?? record.probe.title;
   const element = renderElement(record, title);
-  const html = withHtml ? { html: toHtml(element, element.tag === "a" ? (title ?? record.probe.finalUrl) : "") } : {};
   if (record.provider) {
     const oembed = stageView(record, "oembed");
     const networkVerified = oembed === "done" && record.results.oembed !== undefined;
@@ -47,7 +56,6 @@ export function projectEmbed(record: ResourceRecord, withHtml: boolean): EmbedRe
           attributes: element.attributes,
         },
         providerCapabilities: record.provider.capabilities,
-        ...html,
       },
     };
   }
@@ -71,7 +79,6 @@ export function projectEmbed(record: ResourceRecord, withHtml: boolean): EmbedRe
         : framing.allowed
           ? { strategy: "iframe", safeEmbed: false, renderConfidence: { level: "low", score: 0.4 }, tag: "iframe", attributes: { src: record.probe.finalUrl, sandbox: "", allowfullscreen: false } }
           : { strategy: "link", safeEmbed: true, renderConfidence: { level: "verified", score: 0.9 }, tag: "a", attributes: element.attributes },
-      ...html,
     },
   };
 }

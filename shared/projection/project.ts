@@ -34,7 +34,8 @@ export function project(record: ResourceRecord, options: ProjectionOptions): Ins
     if (record.provider) {
       // Provider-native preview is kept in fast (SPEC 4.3 rule 1) and is not a hidden field.
       if (data.preview?.thumbnail === null) delete data.preview;
-    } else if (data.preview) {
+    } else if (data.preview && Object.values(data.preview).some((v) => v !== undefined)) {
+      // Only a preview that exists can be hidden: a web page has none, so its hiddenFields stays [].
       delete data.preview;
       hiddenFields.push("preview");
     }
