@@ -15,7 +15,7 @@ export interface OriginStats {
 
 /**
  * A loopback origin for tests and benchmarks: serves files with real Range support and counts every byte,
- * plus fault routes (redirect chains, open redirects, status codes, slow, reset, garbage, oversized, lying).
+ * plus fault routes (redirect chains, open redirects, status codes, slow, stalled body, reset, garbage, oversized, lying).
  */
 export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", extras: Record<string, () => unknown> = {}) {
   const stats: OriginStats = { requests: [] };
@@ -48,6 +48,8 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         return res.end();
       }
       case "redirect-to":
+        // Optional `ms`: answer the redirect late (a chain of slow hops must share one deadline).
+        if (url.searchParams.has("ms")) await new Promise((r) => setTimeout(r, Number(url.searchParams.get("ms"))));
         res.writeHead(302, { location: url.searchParams.get("url") ?? "/" });
         return res.end();
       case "status":
@@ -59,6 +61,17 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         return res.end("late");
       case "reset":
         return req.socket.destroy();
+      case "stall": {
+        // Answers at once with a Range-capable 206 and the first 1 KiB, then sends nothing more for `ms`:
+        // the deadline must cover reading the body, not only waiting for headers.
+        const size = 256 * 1024;
+        res.writeHead(206, { "content-type": "video/mp4", "content-range": `bytes 0-${size - 1}/${size}`, "content-length": size });
+        const first = Buffer.alloc(1024);
+        count(first);
+        res.write(first);
+        await new Promise((r) => setTimeout(r, Number(url.searchParams.get("ms") ?? 15_000)));
+        return res.destroy();
+      }
       case "huge": {
         // Declares 60 MB (Range or not) and would stream it.
         const total = 60 * 1024 * 1024;
