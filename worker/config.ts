@@ -36,10 +36,24 @@ export const ConfigSchema = z.object({
   RUNNER_URL: z.string().optional(),
   /** Bearer token the runner expects. */
   RUNNER_TOKEN: z.string().default(""),
+  /** Deadline for one runner call (download + ffmpeg + encode happen there). Default 60 s. */
+  RUNNER_TIMEOUT_MS: int(60_000),
+  /** Deliveries of a runner job before its stages end as failed (then the message goes to the dead-letter queue). Default 5. */
+  RUNNER_MAX_ATTEMPTS: int(5),
+  /** First retry delay after a runner error; doubles each attempt. Default 2 s. */
+  RUNNER_RETRY_BASE_SECONDS: int(2),
+  /** A queued stage not finished after this long is queued again (lost message). Default 10 min. */
+  STAGE_REQUEUE_AFTER_MS: int(10 * 60_000),
   /** Longest time `profile=full` waits for background stages before answering 202 with the job. Default 25 s. */
   FULL_WAIT_TIMEOUT_MS: int(25_000),
-  /** Secret for webhook signatures (Standard Webhooks, `whsec_` base64 or raw). */
+  /** Secret for webhook signatures (Standard Webhooks: `whsec_` + base64 key). Webhooks are refused while unset. */
   WEBHOOK_SECRET: z.string().default(""),
+  /** Webhook delivery attempts before giving up. Default 8. */
+  WEBHOOK_MAX_ATTEMPTS: int(8),
+  /** First webhook retry delay; doubles each attempt (1 s, 2 s, 4 s, ...). Default 1 s. */
+  WEBHOOK_RETRY_BASE_MS: int(1_000),
+  /** How long finished jobs can be polled. Default 24 h. */
+  JOB_TTL_SECONDS: int(86_400),
   /** Replaces the origin of every provider oEmbed endpoint (tests point it at a loopback fake). */
   OEMBED_BASE_URL: z.string().optional(),
 });

@@ -1,4 +1,5 @@
 import { createApp } from "./http/app.ts";
+import { handleEnrichBatch } from "./queue/enrich-consumer.ts";
 
 export { ResourceObject } from "./resource/resource-object.ts";
 export { MediaRunnerContainer } from "./runner/media-runner-container.ts";
@@ -7,4 +8,5 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
+  queue: handleEnrichBatch,
 } satisfies ExportedHandler<Env>;

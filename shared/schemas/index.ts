@@ -4,3 +4,6 @@ export * from "./data.ts";
 export * from "./inspect.ts";
 export * from "./job.ts";
 export * from "./record.ts";
+export * from "./queue.ts";
+export * from "./webhook.ts";
+export * from "./runner.ts";

@@ -50,6 +50,8 @@ export const StageResults = z.object({
   thumbnail: Thumbnail.optional(),
   placeholder: Placeholder.optional(),
   dominantColor: z.string().optional(),
+  /** The edge pipeline declined this image (format or size): its previews are the runner's. */
+  edgeRefused: z.string().optional(),
 });
 export type StageResults = z.infer<typeof StageResults>;
 

@@ -27,7 +27,7 @@ export const RunnerRequest = z.object({
   url: z
     .string()
     .url()
-    .refine((value) => /^https?:$/i.test(new URL(value).protocol), "only http: and https: URLs are fetched")
+    .refine((value) => URL.canParse(value) && /^https?:$/i.test(new URL(value).protocol), "only http: and https: URLs are fetched")
     .meta({ description: "Public http(s) URL of the media; fetched by the runner through its SSRF checks" }),
   category: RunnerCategory,
   stages: z.array(RunnerStage).min(1).max(runnerStages.length)

@@ -39,7 +39,8 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         stats.requests.length = 0;
         return json(res, { ok: true });
       case "media":
-        return serveFile(req, res, parts.slice(1).join("/"), url.searchParams.has("norange"), url.searchParams.get("type"), count);
+        return serveFile(req, res, parts.slice(1).join("/"), url.searchParams.has("norange"), url.searchParams.get("type"), count,
+          url.searchParams.get("disposition"));
       case "redirect": {
         // /redirect/N/rest...: N more hops, then /rest...
         const n = Number(parts[1]);
@@ -105,7 +106,8 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
     }
   }
 
-  function serveFile(req: IncomingMessage, res: ServerResponse, name: string, noRange: boolean, typeOverride: string | null, count: (c: Buffer) => void) {
+  function serveFile(req: IncomingMessage, res: ServerResponse, name: string, noRange: boolean, typeOverride: string | null, count: (c: Buffer) => void,
+    disposition: string | null = null) {
     const path = dirs.map((d) => join(d, normalize(name).replace(/^(\.\.[/\\])+/, ""))).find((p) => existsSync(p) && statSync(p).isFile());
     if (!path) {
       res.writeHead(404);
@@ -113,6 +115,8 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
     }
     const size = statSync(path).size;
     const type = typeOverride ?? types[extname(path)] ?? "application/octet-stream";
+    // Optional Content-Disposition (from ?disposition=) for filename tests.
+    if (disposition) res.setHeader("content-disposition", disposition);
     const match = !noRange && req.headers.range?.match(/^bytes=(\d*)-(\d*)$/);
     let start = 0;
     let end = size - 1;

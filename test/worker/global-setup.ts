@@ -2,6 +2,10 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startFakeDoh } from "../support/fake-doh.ts";
 import { ensureMediaFixtures } from "../support/media-fixtures.ts";
+import { startRunnerProcess } from "../support/runner-process.ts";
+import { startRunnerGate } from "../support/runner-gate.ts";
+import { startWebhookReceiver } from "../support/webhook-receiver.ts";
+import { startFakeOembed } from "../support/fake-oembed.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../support/loopback-origin.ts";
 
 declare module "vitest" {
@@ -11,6 +15,11 @@ declare module "vitest" {
     dohUrl: string;
     ssrfAllowlist: string;
     trapPort: number;
+    runnerUrl: string;
+    runnerToken: string;
+    webhookUrl: string;
+    webhookSecret: string;
+    oembedUrl: string;
   }
 }
 
@@ -19,9 +28,8 @@ export default async function setup(project: TestProject) {
   const root = join(import.meta.dirname, "..");
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
   const trap = await startConnectionTrap("127.0.0.1");
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images")], "127.0.0.1", {
-    trap: () => ({ connections: trap.connections() }),
-  });
+  const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images")], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },
@@ -35,12 +43,32 @@ export default async function setup(project: TestProject) {
     "nat64.test": { AAAA: ["64:ff9b::a00:1"] },
     "nx.test": {},
   });
+  const receiver = await startWebhookReceiver();
+  const oembed = await startFakeOembed();
+  const runnerToken = "test-runner-token-0123456789abcdef";
+  const runner = await startRunnerProcess(join(root, ".."), {
+    RUNNER_TOKEN: runnerToken,
+    SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,
+  });
+  const gate = await startRunnerGate(runner.url);
+  extras.webhooks = () => receiver.received;
+  extras.runnerCalls = () => gate.calls();
+  extras.oembed = () => oembed.requests;
+  project.provide("runnerUrl", gate.url);
+  project.provide("runnerToken", runnerToken);
+  project.provide("webhookUrl", receiver.url);
+  project.provide("webhookSecret", "whsec_" + Buffer.from("test-webhook-secret-32-bytes-long!").toString("base64"));
+  project.provide("oembedUrl", oembed.url);
   project.provide("originUrl", origin.url);
   project.provide("garbageUrl", garbage.url);
   project.provide("dohUrl", doh.url);
-  project.provide("ssrfAllowlist", `127.0.0.1:${origin.port},127.0.0.1:${garbage.port}`);
+  project.provide(
+    "ssrfAllowlist",
+    [origin.port, garbage.port, receiver.port, oembed.port].map((p) => `127.0.0.1:${p}`).join(","),
+  );
   project.provide("trapPort", trap.port);
   return async () => {
-    await Promise.all([origin.close(), garbage.close(), doh.close(), trap.close()]);
+    await Promise.all([origin.close(), garbage.close(), doh.close(), trap.close(), receiver.close(), gate.close(), oembed.close()]);
+    await runner.stop();
   };
 }

@@ -11,7 +11,7 @@ const imageStages = ["preview:thumbnail", "preview:blurhash", "preview:palette"]
 
 /** Whether the Worker itself can produce this image's previews (format and size within the edge limits). */
 export function isEdgeImage(record: ResourceRecord, config: Config): boolean {
-  if (record.category !== "image") return false;
+  if (record.category !== "image" || record.results.edgeRefused) return false;
   const format = record.probe.mime.split("/")[1] ?? "";
   const supported = Object.keys(edgeFormats).includes(format === "jpg" ? "jpeg" : format);
   const size = record.probe.sizeBytes;
@@ -36,14 +36,20 @@ export async function runEdgeImageStages(record: ResourceRecord, config: Config,
     throw errors.badGateway(`The remote server answered ${response.status}.`);
   }
   const bytes = await readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
-  if (bytes.byteLength > config.MAX_EDGE_IMAGE_BYTES) return "needs-runner";
+  if (bytes.byteLength > config.MAX_EDGE_IMAGE_BYTES) {
+    record.results.edgeRefused = `larger than ${config.MAX_EDGE_IMAGE_BYTES} bytes`;
+    return "needs-runner";
+  }
   const fetchedAt = performance.now();
   const outcome = await processImageAtEdge(bytes, record.probe.mime, {
     thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
     maxDecodePixels: config.MAX_DECODE_PIXELS,
   });
   if (!outcome.ok) {
-    if (outcome.reason !== "decode-failed") return "needs-runner";
+    if (outcome.reason !== "decode-failed") {
+      record.results.edgeRefused = outcome.detail;
+      return "needs-runner";
+    }
     for (const stage of imageStages) finishStage(record, stage, { state: "failed", error: outcome.detail, engine: "edge" });
     if (record.stages["metadata:image"]?.state === "pending") finishStage(record, "metadata:image", { state: "failed", error: outcome.detail, engine: "edge" });
     return "done";

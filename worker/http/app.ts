@@ -4,6 +4,7 @@ import { inspectUrl } from "../inspect/inspect-service.ts";
 import { errorBody } from "./api-error.ts";
 import { notFound, onError, validationHook } from "./error-handling.ts";
 import { inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
+import { getJob } from "../jobs/job-service.ts";
 import { objectKeyForFile } from "../enrich/thumbnail-store.ts";
 
 export function createApp() {
@@ -14,9 +15,7 @@ export function createApp() {
     return c.json(outcome.body as never, outcome.status);
   });
 
-  app.openapi(jobRoute, async (c) => {
-    return c.json(errorBody("JOB_NOT_FOUND", `No job with id ${JSON.stringify(c.req.valid("param").id)}.`), 404);
-  });
+  app.openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id), 200));
 
   app.openapi(thumbnailRoute, async (c) => {
     const key = objectKeyForFile(c.req.valid("param").file);

@@ -7,6 +7,7 @@ import { probeUrl } from "../probe/probe.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
 import { readImageHeader } from "../enrich/image/index.ts";
 import { readEdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
+import { discoverProvider, readPageHead } from "./page-discovery.ts";
 
 export interface FirstInspectionInput {
   key: string;
@@ -61,7 +62,32 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   }
   probe.bytesFetched = source.bytesFetched;
 
-  const record = createRecord({ ...input, category, probe, ttlSeconds: config.RECORD_TTL_SECONDS, now });
+  let discovered: Awaited<ReturnType<typeof discoverProvider>>;
+  if (probe.mime === "text/html") {
+    const page = await readPageHead(head, source, probe.finalUrl);
+    if (page.title) probe.title = page.title;
+    if (page.oembedUrl) {
+      probe.oembedDiscoveryUrl = page.oembedUrl;
+      discovered = await discoverProvider(probe.finalUrl, page.oembedUrl, config);
+      if (discovered) category = "embedded";
+    }
+    probe.bytesFetched = source.bytesFetched;
+  }
+
+  const record = createRecord({
+    ...input,
+    category,
+    probe,
+    ...(discovered ? { provider: discovered.provider } : {}),
+    ttlSeconds: config.RECORD_TTL_SECONDS,
+    now,
+  });
+  if (discovered) {
+    record.results.oembed = discovered.oembed;
+    if (discovered.oembed.title) record.results.title = discovered.oembed.title;
+    record.results.embeddable = true;
+    finishStage(record, "oembed", { state: "done", durationMs: performance.now() - probedAt, engine: "provider" });
+  }
   const semanticMs = performance.now() - probedAt;
   finishStage(record, "semantic", { state: "done", durationMs: semanticMs, engine: "edge" });
   finishStage(record, "mediaFormat", { state: "done", durationMs: probedAt - started, engine: "edge" });
@@ -78,5 +104,6 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
     record.results.audio = facts.audio;
     finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - probedAt, engine: "edge" });
   }
+  record.timings.total = Math.round(performance.now() - started);
   return record;
 }

@@ -4,6 +4,10 @@ import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { ApiError, errors } from "../http/api-error.ts";
 import type { InspectReply } from "../resource/resource-object.ts";
+import { getConfig, type Config } from "../config.ts";
+import { createDeadline, toApiError } from "../fetch/index.ts";
+import { assertPublicTarget } from "../fetch/address-guard.ts";
+import { parseAllowlist } from "../../shared/net/index.ts";
 import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
 
 export interface InspectOutcome {
@@ -20,7 +24,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     throw errors.invalidParameter("expand=html applies to profile=embed; use expand=embedHtml with other profiles.");
   }
   const url = parseTargetUrl(body.url);
-  if (body.webhookUrl !== undefined) parseTargetUrl(body.webhookUrl, "webhookUrl");
+  if (body.webhookUrl !== undefined) await checkWebhookTarget(body.webhookUrl, getConfig(env));
   const match = detectProvider(url);
   // Provider URLs share one resource per media (canonical URL); timestamps live in the per-request embed URL.
   const normalizedUrl = match ? match.canonicalUrl : normalizeUrl(url);
@@ -44,5 +48,27 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     debug: query.debug,
     responseSource: reply.responseSource,
   });
-  return { status: 200, body: projected };
+  const pending = reply.job?.status === "processing";
+  if (reply.job && "processing" in projected) {
+    (projected as InspectResponse).job = reply.job;
+    if (pending) {
+      (projected as InspectResponse).message =
+        "The initial inspection is complete; heavy enrichments continue in the background. Poll GET /api/v1/job/{id} or wait for the webhook.";
+    }
+  }
+  return { status: pending && query.profile !== "fast" ? 202 : 200, body: projected };
+}
+
+/** A webhook target is checked like any outbound request, at request time: a denied address is refused now. */
+async function checkWebhookTarget(raw: string, config: Config): Promise<void> {
+  const url = parseTargetUrl(raw, "webhookUrl");
+  if (!config.WEBHOOK_SECRET) {
+    throw errors.invalidPayload("webhookUrl cannot be used: this deployment has no WEBHOOK_SECRET configured.");
+  }
+  const deadline = createDeadline(config.FETCH_TIMEOUT_MS);
+  try {
+    await assertPublicTarget(url, parseAllowlist(config.SSRF_ALLOWLIST), config.DOH_RESOLVER_URL, deadline.signal);
+  } catch (err) {
+    throw toApiError(err, deadline.signal, deadline.timeoutMs);
+  }
 }

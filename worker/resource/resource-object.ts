@@ -1,12 +1,23 @@
 import { DurableObject } from "cloudflare:workers";
 import { getConfig, type Config } from "../config.ts";
 import { ApiError } from "../http/api-error.ts";
-import type { Profile } from "../../shared/schemas/inspect.ts";
+import { deriveProcessing, project } from "../../shared/projection/index.ts";
+import type { Profile, InspectResponse } from "../../shared/schemas/inspect.ts";
+import type { JobResource } from "../../shared/schemas/job.ts";
+import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
+import type { StageName } from "../../shared/schemas/stages.ts";
 import { firstInspection } from "../inspect/first-inspection.ts";
 import { isEdgeImage, runEdgeImageStages } from "../enrich/edge-image-stages.ts";
+import { runOembedStage } from "../enrich/oembed-stage.ts";
+import { newJobId } from "../jobs/job-id.ts";
+import { JobStore } from "../jobs/job-store.ts";
+import { jobView } from "../jobs/job-status.ts";
+import { deliverWebhook } from "../webhook/deliver-webhook.ts";
 import { pendingStages } from "./create-record.ts";
 import { RecordStore } from "./record-store.ts";
+import { applyRunnerOutcome, noteRetry, type RunnerOutcome } from "./runner-results.ts";
+import { runnerStagesOf } from "./stage-plan.ts";
 
 export interface InspectCall {
   key: string;
@@ -19,22 +30,27 @@ export interface InspectCall {
 
 export type PublicError = { status: number; code: string; message: string };
 export type InspectReply =
-  | { ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight" }
+  | { ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" } }
   | { ok: false; error: PublicError };
+export type JobReply = { found: false } | { found: true; job: JobResource["job"]; record?: ResourceRecord };
 
 /**
- * One object per resource (named by the normalised URL). Owns the canonical record in SQLite, answers from it
- * while fresh, lets concurrent callers join the probe already under way (single-flight), and runs or
- * schedules the enrichment stages. Errors cross the RPC boundary as values, never as thrown objects.
+ * One object per resource (named by the normalised URL). Owns the canonical record and its jobs in SQLite;
+ * answers from the record while fresh, lets concurrent callers join the probe under way (single-flight),
+ * runs edge stages itself, queues heavy stages for the media runner, wakes `full` waiters when the record
+ * changes, and delivers webhooks from its alarm. Errors cross the RPC boundary as values.
  */
 export class ResourceObject extends DurableObject<Env> {
   private readonly store: RecordStore;
+  private readonly jobs: JobStore;
   private inflight?: Promise<ResourceRecord>;
   private edgeWork?: Promise<void>;
+  private readonly waiters = new Set<() => void>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new RecordStore(ctx.storage.sql);
+    this.jobs = new JobStore(ctx.storage.sql);
   }
 
   private get config(): Config {
@@ -43,13 +59,56 @@ export class ResourceObject extends DurableObject<Env> {
 
   async inspect(call: InspectCall): Promise<InspectReply> {
     try {
-      const { record, responseSource } = await this.currentRecord(call);
+      const { record: first, responseSource } = await this.currentRecord(call);
       if (call.profile !== "fast") await this.runEdgeStages();
-      else if (this.edgePending(record)) await this.ctx.storage.setAlarm(Date.now());
-      return { ok: true, record: this.store.loadRecord(Date.now()) ?? record, responseSource };
+      let record = this.store.loadRecord(Date.now()) ?? first;
+      await this.queueRunnerStages(record);
+      if (call.profile === "fast" && this.edgePending(record)) await this.scheduleAlarm(Date.now());
+      if (call.profile === "full" && pendingStages(record).length > 0) {
+        await this.waitForCompletion(this.config.FULL_WAIT_TIMEOUT_MS);
+      }
+      record = this.store.loadRecord(Date.now()) ?? record;
+      const complete = pendingStages(record).length === 0;
+      const wantsJob = call.webhookUrl !== undefined || (!complete && call.profile !== "fast" && call.profile !== "embed");
+      let job: { id: string; status: "processing" | "complete" } | undefined;
+      if (wantsJob) {
+        const id = newJobId(this.ctx.id.toString());
+        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl);
+        job = { id, status: complete ? "complete" : "processing" };
+        if (complete) await this.completeJobs(record);
+      }
+      return { ok: true, record, responseSource, ...(job ? { job } : {}) };
     } catch (err) {
       return { ok: false, error: publicError(err) };
     }
+  }
+
+  async getJob(jobId: string): Promise<JobReply> {
+    const now = Date.now();
+    const row = this.jobs.get(jobId, now);
+    if (!row) return { found: false };
+    const record = this.store.loadRecord(now);
+    return { found: true, job: jobView(row, record), ...(record ? { record } : {}) };
+  }
+
+  /** Stages of `stages` still pending: the queue consumer skips a message whose work is already done. */
+  async stillPending(stages: StageName[]): Promise<StageName[]> {
+    const record = this.store.loadRecord(Date.now());
+    if (!record) return [];
+    return stages.filter((s) => record.stages[s]?.state === "pending");
+  }
+
+  async applyRunner(outcome: RunnerOutcome): Promise<void> {
+    const record = this.store.loadRecord(Date.now());
+    if (!record) return;
+    if (applyRunnerOutcome(record, outcome)) await this.recordChanged(record);
+  }
+
+  async noteRunnerRetry(stages: StageName[], error: string): Promise<void> {
+    const record = this.store.loadRecord(Date.now());
+    if (!record) return;
+    noteRetry(record, stages, error);
+    this.store.saveRecord(record);
   }
 
   /** Fresh record from storage, the probe under way, or a new probe. */
@@ -71,9 +130,11 @@ export class ResourceObject extends DurableObject<Env> {
   private async probe(call: InspectCall): Promise<ResourceRecord> {
     try {
       const record = await firstInspection(call, this.config);
+      // Provider-native data (title, thumbnail) is wanted even by `fast`, so oEmbed runs before the first answer.
+      if (record.provider) await runOembedStage(record, this.config);
       this.store.saveRecord(record);
       this.store.clearError();
-      await this.scheduleCleanup();
+      await this.scheduleAlarm(record.expiresAt);
       return record;
     } catch (err) {
       this.rememberError(err);
@@ -105,8 +166,7 @@ export class ResourceObject extends DurableObject<Env> {
     if (!record || !this.edgePending(record)) return;
     try {
       await runEdgeImageStages(record, this.config, this.env.THUMBNAILS);
-      record.timings.total = Math.max(record.timings.total ?? 0, Date.now() - record.createdAt);
-      this.store.saveRecord(record);
+      await this.recordChanged(record);
     } catch (err) {
       if (err instanceof ApiError && (err.status === 413 || err.status === 404)) {
         // The file turned out to be over the cap (or gone) although its headers said otherwise.
@@ -117,21 +177,111 @@ export class ResourceObject extends DurableObject<Env> {
     }
   }
 
+  /** Sends the stages only the media runner can do to the queue, once (re-sent only if stale). */
+  private async queueRunnerStages(record: ResourceRecord): Promise<void> {
+    const now = Date.now();
+    const stages = runnerStagesOf(record, this.config, now);
+    if (stages.length === 0 || record.category === "embedded" || record.category === "webpage") return;
+    const message: EnrichMessage = {
+      version: 1,
+      resourceName: record.normalizedUrl,
+      key: record.key,
+      url: record.probe.finalUrl,
+      category: record.category,
+      stages,
+    };
+    await this.env.ENRICH_QUEUE.send(message);
+    for (const stage of stages) record.stages[stage] = { ...record.stages[stage]!, startedAt: now, engine: "runner" };
+    this.store.saveRecord(record);
+  }
+
+  /** Persists a changed record, wakes `full` waiters and, once complete, completes jobs and queues webhooks. */
+  private async recordChanged(record: ResourceRecord): Promise<void> {
+    const complete = pendingStages(record).length === 0;
+    if (complete) record.timings.total = Math.max(record.timings.total ?? 0, Date.now() - record.createdAt);
+    this.store.saveRecord(record);
+    if (complete) await this.completeJobs(record);
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  private async completeJobs(record: ResourceRecord): Promise<void> {
+    const now = Date.now();
+    const withWebhook = this.jobs.completeOpen(now, this.config.JOB_TTL_SECONDS * 1000);
+    for (const job of withWebhook) this.jobs.scheduleDelivery(job.id, `msg_${job.id.slice(-32)}`, now);
+    if (withWebhook.length > 0) await this.scheduleAlarm(now);
+    void record;
+  }
+
+  /** Resolves when every stage is done or the time is up; woken by recordChanged, no polling. */
+  private waitForCompletion(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        const record = this.store.loadRecord(Date.now());
+        if (!record || pendingStages(record).length === 0) finish();
+      };
+      const finish = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      this.waiters.add(check);
+      check();
+    });
+  }
+
   override async alarm(): Promise<void> {
     const now = Date.now();
     await this.runEdgeStages().catch(() => {});
-    const next = this.store.nextExpiry();
-    if (next !== undefined && next <= now) {
-      this.store.deleteRecord();
-      this.store.clearError();
-    }
-    await this.scheduleCleanup();
+    await this.deliverDueWebhooks(now);
+    const record = this.store.loadRecord(now);
+    if (!record) this.store.deleteRecord();
+    if ((this.store.loadError(now) ?? null) === null) this.store.clearError();
+    this.jobs.deleteExpired(now);
+    const next = [this.store.nextExpiry(), this.jobs.nextExpiry(), this.jobs.nextDeliveryAt()].filter((t): t is number => t !== undefined);
+    if (next.length > 0) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, Math.min(...next)));
   }
 
-  private async scheduleCleanup(): Promise<void> {
-    const next = this.store.nextExpiry();
+  private async deliverDueWebhooks(now: number): Promise<void> {
+    const due = this.jobs.dueDeliveries(now);
+    if (due.length === 0) return;
+    const record = this.store.loadRecord(now);
+    const config = this.config;
+    for (const delivery of due) {
+      const result = record
+        ? (project(record, { profile: "standard", responseSource: "cache" }) as InspectResponse)
+        : undefined;
+      const outcome = await deliverWebhook(config, delivery.webhook_url, delivery.message_id, {
+        type: "inspection.completed",
+        timestamp: new Date(delivery.completed_at).toISOString(),
+        data: {
+          jobId: delivery.job_id,
+          url: record?.url ?? "",
+          status: record ? "completed" : "failed",
+          ...(result ? { result } : {}),
+        },
+      });
+      const attempt = delivery.attempts + 1;
+      if (outcome.ok) this.jobs.recordAttempt(delivery.job_id, { deliveredAt: Date.now() });
+      else if (outcome.permanent || attempt >= config.WEBHOOK_MAX_ATTEMPTS) {
+        this.jobs.recordAttempt(delivery.job_id, { gaveUpAt: Date.now(), error: outcome.error });
+      } else {
+        // Exponential backoff: base, 2x base, 4x base, ...
+        const delay = config.WEBHOOK_RETRY_BASE_MS * 2 ** (attempt - 1);
+        this.jobs.recordAttempt(delivery.job_id, { nextAttemptAt: Date.now() + delay, error: outcome.error });
+      }
+    }
+  }
+
+  private async scheduleAlarm(at: number): Promise<void> {
     const current = await this.ctx.storage.getAlarm();
-    if (next !== undefined && (current === null || current > next)) await this.ctx.storage.setAlarm(next);
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** Test/diagnostic view of processing and deliveries for one job. */
+  async debugJob(jobId: string) {
+    const record = this.store.loadRecord(Date.now());
+    return { processing: record ? deriveProcessing(record) : undefined, delivery: this.jobs.delivery(jobId) };
   }
 }
 

@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { StageName } from "./stages.ts";
+
+/** A heavy-stage job on the enrichment queue: which resource, which stages, handled by the media runner. */
+export const EnrichMessage = z.object({
+  version: z.literal(1),
+  /** Durable Object name of the resource (its normalised URL). */
+  resourceName: z.string().min(1),
+  /** Resource key (SHA-256 of the normalised URL), used for R2 thumbnail keys. */
+  key: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The final URL of the media after redirects. */
+  url: z.string().url(),
+  category: z.enum(["video", "audio", "image"]),
+  stages: z.array(StageName).min(1),
+});
+export type EnrichMessage = z.infer<typeof EnrichMessage>;

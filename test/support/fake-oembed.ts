@@ -1,0 +1,45 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A loopback stand-in for providers' oEmbed endpoints, reached through OEMBED_BASE_URL as
+ * `${base}/${provider host}${endpoint path}?url=...&format=json`. Speaks oEmbed 1.0 JSON. The media URL
+ * picks the behaviour: ids containing "private" answer 401 (embedding disabled), "gone" 404, and the
+ * host `down.provider` (or ids with "down") 503.
+ */
+export async function startFakeOembed() {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://oembed");
+    requests.push(url.pathname + url.search);
+    const media = url.searchParams.get("url") ?? "";
+    const host = url.pathname.split("/")[1] ?? "";
+    if (!media || url.searchParams.get("format") !== "json") return send(res, 400, { error: "url and format=json required" });
+    if (media.includes("private") || media.includes("PrivateVid1")) return send(res, 401, { error: "Unauthorized" });
+    if (media.includes("gone") || media.includes("GoneVideo01")) return send(res, 404, { error: "Not Found" });
+    if (media.includes("down") || media.includes("DownVideo01")) return send(res, 503, { error: "Unavailable" });
+    const provider = host.includes("youtube") ? "YouTube" : host.includes("vimeo") ? "Vimeo" : host.includes("spotify") ? "Spotify" : host;
+    send(res, 200, {
+      type: provider === "Spotify" ? "rich" : "video",
+      version: "1.0",
+      title: `${provider} title for ${media.slice(-24)}`,
+      author_name: "Test Author",
+      provider_name: provider,
+      provider_url: `https://${host}/`,
+      thumbnail_url: `https://i.example.test/${provider.toLowerCase()}/thumb.jpg`,
+      thumbnail_width: 480,
+      thumbnail_height: 360,
+      width: 640,
+      height: 360,
+      html: `<iframe src="https://player.example.test/embed" width="640" height="360"></iframe>`,
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, port, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+function send(res: import("node:http").ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,45 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A loopback HTTP hop in front of the real runner that injects runner faults chosen by the media URL:
+ * `runner=down-N` refuses the first N calls for that URL (as if the runner were down), `runner=fail` always
+ * answers 500. Everything else is passed through unchanged. Counts calls per media URL.
+ */
+export async function startRunnerGate(runnerUrl: string) {
+  const calls = new Map<string, number>();
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    let mediaUrl = "";
+    try {
+      mediaUrl = JSON.parse(body.toString()).url ?? "";
+    } catch {
+      /* pass through */
+    }
+    const n = (calls.get(mediaUrl) ?? 0) + 1;
+    calls.set(mediaUrl, n);
+    const down = mediaUrl.match(/runner=down-(\d+)/);
+    if (down && n <= Number(down[1])) return req.socket.destroy();
+    if (mediaUrl.includes("runner=fail")) {
+      res.writeHead(500, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ status: "error", error: { code: "INTERNAL_ERROR", message: "injected failure" } }));
+    }
+    const upstream = await fetch(new URL(req.url ?? "/", runnerUrl), {
+      method: req.method,
+      headers: { "content-type": "application/json", authorization: String(req.headers.authorization ?? "") },
+      body: req.method === "POST" ? body : undefined,
+    });
+    res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+    res.end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    calls: () => Object.fromEntries(calls),
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

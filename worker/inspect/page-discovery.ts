@@ -1,0 +1,72 @@
+import type { Config } from "../config.ts";
+import type { ProviderRecord } from "../../shared/schemas/record.ts";
+import type { RangeByteSource } from "../probe/byte-source.ts";
+import { headComplete, maxHtmlHeadBytes, readHtmlHead, type HtmlHeadFacts } from "../probe/html-head.ts";
+import { fetchOembed, type OembedData } from "../enrich/oembed-client.ts";
+
+/** Reads the page only up to </head> (at most maxHtmlHeadBytes), through Range requests when needed. */
+export async function readPageHead(head: Uint8Array, source: RangeByteSource, baseUrl: string): Promise<HtmlHeadFacts> {
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  let bytes = head;
+  let html = decoder.decode(bytes);
+  while (!headComplete(html) && bytes.byteLength < maxHtmlHeadBytes && (source.size === undefined || bytes.byteLength < source.size)) {
+    const more = await source.read(bytes.byteLength, Math.min(64 * 1024, maxHtmlHeadBytes - bytes.byteLength)).catch(() => undefined);
+    if (!more || more.byteLength === 0) break;
+    const joined = new Uint8Array(bytes.byteLength + more.byteLength);
+    joined.set(bytes);
+    joined.set(more, bytes.byteLength);
+    bytes = joined;
+    html = decoder.decode(bytes);
+  }
+  return readHtmlHead(html, baseUrl);
+}
+
+/**
+ * Generic oEmbed discovery (oEmbed spec section 4) for pages of providers not in the registry: follow the
+ * page's own json+oembed link through the safe fetcher and describe the page as that provider's embed.
+ */
+export async function discoverProvider(
+  pageUrl: string,
+  oembedUrl: string,
+  config: Config,
+): Promise<{ provider: ProviderRecord; oembed: OembedData } | undefined> {
+  const outcome = await fetchOembed(oembedUrl, config);
+  if (outcome.kind !== "ok") return undefined;
+  const data = outcome.data;
+  const iframeSrc = data.html?.match(/<iframe\b[^>]*\bsrc\s*=\s*["']([^"']+)["']/i)?.[1];
+  let embedUrl = pageUrl;
+  if (iframeSrc) {
+    try {
+      const parsed = new URL(iframeSrc.replace(/&amp;/g, "&"), pageUrl);
+      if (parsed.protocol === "https:" || parsed.protocol === "http:") embedUrl = parsed.href;
+    } catch {
+      /* keep the page URL */
+    }
+  }
+  const name = (data.provider_name ?? new URL(pageUrl).hostname.replace(/^www\./, "")).toLowerCase().trim();
+  const width = Number(data.width) > 0 ? Math.round(Number(data.width)) : 640;
+  const height = Number(data.height) > 0 ? Math.round(Number(data.height)) : 360;
+  return {
+    oembed: data,
+    provider: {
+      name,
+      // Self-declared by the page, not matched by our registry.
+      confidence: iframeSrc ? 0.7 : 0.5,
+      detectionMethod: "oembed-discovery",
+      id: pageUrl,
+      canonicalUrl: pageUrl,
+      embedUrl,
+      semanticType: data.type === "audio" ? "embedded-audio" : "embedded-video",
+      ...(data.thumbnail_url && /^https?:\/\//.test(data.thumbnail_url) ? { thumbnailUrl: data.thumbnail_url } : {}),
+      oembed: { endpoint: oembedUrl, url: pageUrl },
+      iframe: {
+        allow: "autoplay; encrypted-media; fullscreen; picture-in-picture",
+        sandbox: "allow-scripts allow-same-origin allow-presentation allow-popups",
+        referrerPolicy: "strict-origin-when-cross-origin",
+        width,
+        height,
+      },
+      capabilities: { autoplay: false, timestamps: false, playlists: false, responsive: false, fullscreen: true, requiresParentHost: false },
+    },
+  };
+}

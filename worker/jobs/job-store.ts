@@ -1,0 +1,82 @@
+export type JobRow = {
+  id: string;
+  created_at: number;
+  completed_at: number | null;
+  webhook_url: string | null;
+  expires_at: number;
+};
+
+export type DeliveryRow = {
+  job_id: string;
+  message_id: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  delivered_at: number | null;
+  gave_up_at: number | null;
+  last_error: string | null;
+};
+
+/** Jobs and their webhook deliveries, in the resource's SQLite storage. */
+export class JobStore {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS job (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, completed_at INTEGER, webhook_url TEXT, expires_at INTEGER NOT NULL)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS webhook_delivery (job_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER, delivered_at INTEGER, gave_up_at INTEGER, last_error TEXT)`);
+  }
+
+  create(id: string, now: number, ttlMs: number, webhookUrl?: string): void {
+    this.sql.exec(`INSERT INTO job (id, created_at, webhook_url, expires_at) VALUES (?, ?, ?, ?)`, id, now, webhookUrl ?? null, now + ttlMs);
+  }
+
+  get(id: string, now: number): JobRow | undefined {
+    return this.sql.exec<JobRow>(`SELECT * FROM job WHERE id = ? AND expires_at > ?`, id, now).toArray()[0];
+  }
+
+  /** Marks every open job complete; returns those that asked for a webhook. */
+  completeOpen(now: number, ttlMs: number): JobRow[] {
+    const open = this.sql.exec<JobRow>(`SELECT * FROM job WHERE completed_at IS NULL`).toArray();
+    this.sql.exec(`UPDATE job SET completed_at = ?, expires_at = ? WHERE completed_at IS NULL`, now, now + ttlMs);
+    return open.filter((j) => j.webhook_url !== null);
+  }
+
+  scheduleDelivery(jobId: string, messageId: string, at: number): void {
+    this.sql.exec(`INSERT OR IGNORE INTO webhook_delivery (job_id, message_id, next_attempt_at) VALUES (?, ?, ?)`, jobId, messageId, at);
+  }
+
+  dueDeliveries(now: number): (DeliveryRow & { webhook_url: string; completed_at: number })[] {
+    return this.sql
+      .exec<DeliveryRow & { webhook_url: string; completed_at: number }>(
+        `SELECT d.*, j.webhook_url, j.completed_at FROM webhook_delivery d JOIN job j ON j.id = d.job_id
+         WHERE d.delivered_at IS NULL AND d.gave_up_at IS NULL AND d.next_attempt_at <= ?`,
+        now,
+      )
+      .toArray();
+  }
+
+  recordAttempt(jobId: string, outcome: { deliveredAt?: number; nextAttemptAt?: number; gaveUpAt?: number; error?: string }): void {
+    this.sql.exec(
+      `UPDATE webhook_delivery SET attempts = attempts + 1, delivered_at = ?, next_attempt_at = ?, gave_up_at = ?, last_error = ? WHERE job_id = ?`,
+      outcome.deliveredAt ?? null, outcome.nextAttemptAt ?? null, outcome.gaveUpAt ?? null, outcome.error ?? null, jobId,
+    );
+  }
+
+  delivery(jobId: string): DeliveryRow | undefined {
+    return this.sql.exec<DeliveryRow>(`SELECT * FROM webhook_delivery WHERE job_id = ?`, jobId).toArray()[0];
+  }
+
+  nextDeliveryAt(): number | undefined {
+    const row = this.sql.exec<{ t: number | null }>(
+      `SELECT MIN(next_attempt_at) AS t FROM webhook_delivery WHERE delivered_at IS NULL AND gave_up_at IS NULL`,
+    ).toArray()[0];
+    return row?.t ?? undefined;
+  }
+
+  deleteExpired(now: number): void {
+    this.sql.exec(`DELETE FROM webhook_delivery WHERE job_id IN (SELECT id FROM job WHERE expires_at <= ?)`, now);
+    this.sql.exec(`DELETE FROM job WHERE expires_at <= ?`, now);
+  }
+
+  nextExpiry(): number | undefined {
+    return this.sql.exec<{ t: number | null }>(`SELECT MIN(expires_at) AS t FROM job`).toArray()[0]?.t ?? undefined;
+  }
+}

@@ -1,0 +1,49 @@
+import { getContainer } from "@cloudflare/containers";
+import type { Config } from "../config.ts";
+import {
+  RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult,
+} from "../../shared/schemas/runner.ts";
+
+/** A runner failure, classified: permanent ones end the stages as failed, transient ones are retried. */
+export class RunnerError extends Error {
+  constructor(readonly code: string, message: string, readonly permanent: boolean) {
+    super(message);
+    this.name = "RunnerError";
+  }
+}
+
+const permanentCodes = new Set([
+  "INVALID_PAYLOAD", "SSRF_BLOCKED", "RESOURCE_NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA", "CORRUPT_MEDIA", "IMAGE_TOO_LARGE",
+]);
+
+/**
+ * Calls the media runner: at RUNNER_URL when set (local dev, tests, self-hosting), otherwise through the
+ * Cloudflare Container binding. The runner is operator infrastructure, not user input, so this is the one
+ * call besides DNS that does not go through the SSRF-checked fetcher; the runner checks the media URL itself.
+ */
+export async function callRunner(env: Env, config: Config, request: RunnerRequestInput): Promise<RunnerResult> {
+  const init: RequestInit = {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${config.RUNNER_TOKEN}` },
+    body: JSON.stringify(request),
+    signal: AbortSignal.timeout(config.RUNNER_TIMEOUT_MS),
+  };
+  let response: Response;
+  try {
+    response = config.RUNNER_URL
+      ? await fetch(new URL(runnerProcessPath, config.RUNNER_URL), init)
+      : await getContainer(env.MEDIA_RUNNER).fetch(new Request(`http://runner${runnerProcessPath}`, init));
+  } catch (err) {
+    throw new RunnerError("RUNNER_UNREACHABLE", `media runner unreachable: ${String(err)}`, false);
+  }
+  const body = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    const parsed = RunnerErrorBody.safeParse(body);
+    const code = parsed.success ? parsed.data.error.code : `HTTP_${response.status}`;
+    const message = parsed.success ? parsed.data.error.message : `media runner answered ${response.status}`;
+    throw new RunnerError(code, message, permanentCodes.has(code));
+  }
+  const parsed = RunnerResponse.safeParse(body);
+  if (!parsed.success) throw new RunnerError("INVALID_RUNNER_RESPONSE", "media runner sent an invalid response", false);
+  return parsed.data;
+}

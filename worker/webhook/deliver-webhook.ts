@@ -1,0 +1,39 @@
+import type { Config } from "../config.ts";
+import { ApiError } from "../http/api-error.ts";
+import { safeFetch } from "../fetch/index.ts";
+import { fetchPolicy } from "../inspect/first-inspection.ts";
+import { signWebhook } from "./signature.ts";
+import type { WebhookEvent } from "../../shared/schemas/webhook.ts";
+
+export type DeliveryResult = { ok: true } | { ok: false; error: string; permanent: boolean };
+
+/** One signed POST of the event, through the SSRF-checked fetcher; redirects are not followed. */
+export async function deliverWebhook(config: Config, url: string, messageId: string, event: WebhookEvent): Promise<DeliveryResult> {
+  const body = JSON.stringify(event);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const signature = await signWebhook(config.WEBHOOK_SECRET, messageId, timestamp, body);
+  try {
+    const { response } = await safeFetch(
+      url,
+      {
+        method: "POST",
+        body,
+        followRedirects: false,
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": messageId,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signature,
+        },
+      },
+      fetchPolicy(config),
+    );
+    await response.body?.cancel();
+    if (response.status >= 200 && response.status < 300) return { ok: true };
+    return { ok: false, error: `receiver answered ${response.status}`, permanent: false };
+  } catch (err) {
+    // An address that became denied will stay denied: stop retrying.
+    if (err instanceof ApiError && err.code === "SSRF_BLOCKED") return { ok: false, error: err.publicMessage, permanent: true };
+    return { ok: false, error: err instanceof ApiError ? err.publicMessage : String(err), permanent: false };
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Standard Webhooks signing (https://www.standardwebhooks.com): the signed content is
+ * `${webhook-id}.${webhook-timestamp}.${body}`, HMAC-SHA256 with the secret's bytes (base64 after `whsec_`),
+ * sent as `webhook-signature: v1,<base64>`. Receivers verify with the ecosystem's libraries (`standardwebhooks`, svix).
+ */
+export async function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): Promise<string> {
+  const keyBytes = secretBytes(secret);
+  const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestampSeconds}.${body}`));
+  return `v1,${toBase64(new Uint8Array(mac))}`;
+}
+
+export function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
+  const raw = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
+  const binary = atob(raw);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
