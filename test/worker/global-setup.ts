@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startFakeDoh } from "../support/fake-doh.ts";
@@ -26,6 +27,8 @@ declare module "vitest" {
 /** Node side of the worker tests: real media files, a loopback origin with faults, a fake DoH resolver, a trap. */
 export default async function setup(project: TestProject) {
   const root = join(import.meta.dirname, "..");
+  // wrangler's [build] step does not run under vitest: copy the offline Swagger UI assets here.
+  execFileSync(process.execPath, [join(root, "..", "scripts", "copy-docs-assets.mjs")]);
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
   const trap = await startConnectionTrap("127.0.0.1");
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };

@@ -3,7 +3,7 @@ import { swaggerUI } from "@hono/swagger-ui";
 import { inspectUrl } from "../inspect/inspect-service.ts";
 import { errorBody } from "./api-error.ts";
 import { notFound, onError, validationHook } from "./error-handling.ts";
-import { inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
+import { completionWebhook, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { getJob } from "../jobs/job-service.ts";
 import { objectKeyForFile } from "../enrich/thumbnail-store.ts";
 
@@ -29,6 +29,7 @@ export function createApp() {
 
   app.get("/health", (c) => c.json({ status: "ok" }));
 
+  app.openAPIRegistry.registerWebhook(completionWebhook);
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {
