@@ -1,0 +1,124 @@
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureMediaFixtures } from "../support/media-fixtures.ts";
+import { startLoopbackOrigin } from "../support/loopback-origin.ts";
+
+// The README's own start command (`npm start` = scripts/start.mjs: wrangler dev + media runner), driven over
+// real HTTP as a user would, against a loopback origin. Then SIGTERM must stop everything it started.
+const root = join(import.meta.dirname, "..", "..");
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+function processesMentioning(text: string): string[] {
+  try {
+    return execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.includes(text) && !line.includes("ps -eo"));
+  } catch {
+    return [];
+  }
+}
+
+describe("npm start (wrangler dev + media runner)", () => {
+  let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;
+  let service: ChildProcess;
+  let base: string;
+  let port: number;
+  let runnerPort: number;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    origin = await startLoopbackOrigin([ensureMediaFixtures(join(root, "test", ".fixtures", "media")), join(root, "test", "fixtures", "images")]);
+    port = await freePort();
+    runnerPort = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    service = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        RUNNER_PORT: String(runnerPort),
+        SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,
+        WEBHOOK_SECRET: "whsec_" + Buffer.from("e2e-secret-e2e-secret-e2e-secret").toString("base64"),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`service not ready:\n${logs.join("\n")}`)), 90_000);
+      let worker = false;
+      let runner = false;
+      createInterface({ input: service.stdout! }).on("line", (line) => {
+        logs.push(line);
+        if (line.includes("Ready on")) worker = true;
+        if (line.includes("media-runner listening")) runner = true;
+        if (worker && runner) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      service.stderr!.on("data", (d) => logs.push(String(d)));
+      service.once("exit", (code) => reject(new Error(`start exited (${code}):\n${logs.join("\n")}`)));
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (service?.exitCode === null) service.kill("SIGKILL");
+    await origin?.close();
+  });
+
+  const inspect = async (url: string, query: string) => {
+    const response = await fetch(`${base}/api/v1/inspect?${query}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url }),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  it("inspects an image, a video (202 -> job -> complete, thumbnail served) and refuses SSRF", async () => {
+    const nonce = Date.now();
+    const image = await inspect(`${origin.url}/media/png-opaque.png?e2e=${nonce}`, "profile=standard");
+    expect(image.status).toBe(200);
+    expect(image.body.processing.status).toBe("complete");
+    const thumb = await fetch(`${base}${image.body.data.preview.thumbnail.url}`);
+    expect(thumb.status).toBe(200);
+    expect(thumb.headers.get("content-type")).toBe("image/webp");
+
+    const video = await inspect(`${origin.url}/media/video-moov-end.mp4?e2e=${nonce}`, "profile=standard");
+    expect(video.status).toBe(202);
+    let job: any;
+    for (let i = 0; i < 120; i++) {
+      job = await (await fetch(`${base}/api/v1/job/${video.body.job.id}`)).json();
+      if (job.job.status === "completed") break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(job.job.status).toBe("completed");
+    expect(job.data.data.metadata.video.fps).toBe(25);
+    expect(job.data.data.preview.thumbnail.dimensions).toBe("320x180");
+
+    const blocked = await inspect("http://169.254.169.254/latest/meta-data/", "profile=fast");
+    expect(blocked.status).toBe(403);
+    expect(blocked.body.error.code).toBe("SSRF_BLOCKED");
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+  }, 90_000);
+
+  it("stops the Worker and the runner on SIGTERM, leaving no process behind", async () => {
+    service.kill("SIGTERM");
+    const code = await new Promise<number | null>((r) => service.once("exit", r));
+    expect(code).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(processesMentioning(`--port ${port}`)).toEqual([]);
+    expect(processesMentioning(`entry=127.0.0.1:${port}`)).toEqual([]);
+    const runnerUp = await fetch(`http://127.0.0.1:${runnerPort}/v1/health`).then(() => true, () => false);
+    expect(runnerUp).toBe(false);
+  }, 30_000);
+});
