@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer, type AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
@@ -40,7 +40,21 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         return json(res, { ok: true });
       case "media":
         return serveFile(req, res, parts.slice(1).join("/"), url.searchParams.has("norange"), url.searchParams.get("type"), count,
-          url.searchParams.get("disposition"));
+          url.searchParams.get("disposition"), framingHeaders(url.searchParams));
+      case "corrupt": {
+        // /corrupt/<file>?keep=N: the first N bytes of a real file (e.g. a PNG signature and IHDR), then
+        // deterministic garbage: the header reads fine, decoding the pixels fails.
+        const path = findFile(parts.slice(1).join("/"));
+        if (!path) {
+          res.writeHead(404);
+          return res.end();
+        }
+        const keep = readFileSync(path).subarray(0, Number(url.searchParams.get("keep") ?? 33));
+        const body = Buffer.concat([keep, Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 73 + 11) & 0xff))]);
+        res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream", "content-length": body.length });
+        count(body);
+        return res.end(body);
+      }
       case "redirect": {
         // /redirect/N/rest...: N more hops, then /rest...
         const n = Number(parts[1]);
@@ -100,15 +114,22 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         count(body);
         return res.end(body);
       }
+      case "html-page":
+        // A generated page for oEmbed discovery tests (see htmlPage below), with Range support unless ?norange.
+        return serveBuffer(req, res, htmlPage(url.searchParams), "text/html; charset=utf-8", url.searchParams.has("norange"), count);
       default:
         res.writeHead(404, { "content-type": "text/plain" });
         return res.end("not found");
     }
   }
 
+  function findFile(name: string): string | undefined {
+    return dirs.map((d) => join(d, normalize(name).replace(/^(\.\.[/\\])+/, ""))).find((p) => existsSync(p) && statSync(p).isFile());
+  }
+
   function serveFile(req: IncomingMessage, res: ServerResponse, name: string, noRange: boolean, typeOverride: string | null, count: (c: Buffer) => void,
-    disposition: string | null = null) {
-    const path = dirs.map((d) => join(d, normalize(name).replace(/^(\.\.[/\\])+/, ""))).find((p) => existsSync(p) && statSync(p).isFile());
+    disposition: string | null = null, extraHeaders: Record<string, string> = {}) {
+    const path = findFile(name);
     if (!path) {
       res.writeHead(404);
       return res.end();
@@ -117,6 +138,7 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
     const type = typeOverride ?? types[extname(path)] ?? "application/octet-stream";
     // Optional Content-Disposition (from ?disposition=) for filename tests.
     if (disposition) res.setHeader("content-disposition", disposition);
+    for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
     const match = !noRange && req.headers.range?.match(/^bytes=(\d*)-(\d*)$/);
     let start = 0;
     let end = size - 1;
@@ -151,6 +173,67 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** Optional framing headers on /media (?xfo=DENY, ?csp=frame-ancestors 'none') for embed-profile tests. */
+function framingHeaders(params: URLSearchParams): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (params.has("xfo")) headers["x-frame-options"] = params.get("xfo")!;
+  if (params.has("csp")) headers["content-security-policy"] = params.get("csp")!;
+  return headers;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * /html-page: `?title=` (default "Generated page"), `?oembed=` a json+oembed discovery href, `?pad=` bytes of
+ * head padding placed BEFORE the title and link (so they are only found by reading that far), `?body=` bytes
+ * of body after </head> (which a reader must not need).
+ */
+function htmlPage(params: URLSearchParams): Buffer {
+  const pad = Number(params.get("pad") ?? 0);
+  const bodyBytes = Number(params.get("body") ?? 0);
+  const oembed = params.get("oembed");
+  const head = [
+    "<!doctype html><html><head><meta charset=\"utf-8\">",
+    pad > 0 ? `<meta name="padding" content="${"p".repeat(pad)}">` : "",
+    `<title>${escapeHtml(params.get("title") ?? "Generated page")}</title>`,
+    oembed ? `<link rel="alternate" type="application/json+oembed" href="${escapeHtml(oembed)}" title="oEmbed">` : "",
+    "</head>",
+  ].join("");
+  const body = `<body>${"b".repeat(bodyBytes)}</body></html>`;
+  return Buffer.from(head + body);
+}
+
+/** Serves an in-memory body with the same Range semantics as serveFile. */
+function serveBuffer(req: IncomingMessage, res: ServerResponse, body: Buffer, type: string, noRange: boolean, count: (c: Buffer) => void) {
+  const match = !noRange && req.headers.range?.match(/^bytes=(\d+)-(\d*)$/);
+  if (match) {
+    const start = Number(match[1]);
+    const end = Math.min(match[2] === "" ? body.length - 1 : Number(match[2]), body.length - 1);
+    if (start >= body.length) {
+      res.writeHead(416, { "content-range": `bytes */${body.length}` });
+      return res.end();
+    }
+    const slice = body.subarray(start, end + 1);
+    res.writeHead(206, { "content-type": type, "accept-ranges": "bytes", "content-range": `bytes ${start}-${end}/${body.length}`, "content-length": slice.length });
+    count(slice);
+    return res.end(slice);
+  }
+  res.writeHead(200, { "content-type": type, "content-length": body.length });
+  // Written in 16 KiB pieces so a reader that cancels early is not charged for bytes it never asked for.
+  let offset = 0;
+  const pump = () => {
+    while (offset < body.length) {
+      const piece = body.subarray(offset, offset + 16 * 1024);
+      offset += piece.length;
+      count(piece);
+      if (!res.write(piece)) return void res.once("drain", pump);
+    }
+    res.end();
+  };
+  res.on("close", () => { offset = body.length; });
+  pump();
 }
 
 function streamZeros(res: ServerResponse, total: number, count: (c: Buffer) => void) {
