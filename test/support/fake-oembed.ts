@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
  * A loopback stand-in for providers' oEmbed endpoints, reached through OEMBED_BASE_URL as
  * `${base}/${provider host}${endpoint path}?url=...&format=json`. Speaks oEmbed 1.0 JSON. The media URL
  * picks the behaviour: ids containing "private" answer 401 (embedding disabled), "gone" 404, and the
- * host `down.provider` (or ids with "down") 503.
+ * host `down.provider` (or ids with "down") 503; ids with "Quot" get a title full of HTML metacharacters.
  */
 export async function startFakeOembed() {
   const requests: string[] = [];
@@ -22,7 +22,8 @@ export async function startFakeOembed() {
     send(res, 200, {
       type: provider === "Spotify" ? "rich" : "video",
       version: "1.0",
-      title: `${provider} title for ${media.slice(-24)}`,
+      // Ids containing "Quot" get a title full of HTML metacharacters (escaping tests).
+      title: media.includes("Quot") ? `Say "hi" <b>&</b> 'now' ${media.slice(-11)}` : `${provider} title for ${media.slice(-24)}`,
       author_name: "Test Author",
       provider_name: provider,
       provider_url: `https://${host}/`,
