@@ -39,6 +39,11 @@ export class RemoteSource {
   failure: RunnerError | undefined;
   private readonly cache = new Map<number, Buffer>();
   private cachedBytes = 0;
+  /**
+   * Blocks being downloaded, so that a second reader waits for them instead of fetching them again
+   * (ffprobe opens a new connection for its seek while the first is still pulling the same bytes).
+   */
+  private readonly inflight = new Map<number, Promise<void>>();
 
   constructor(
     readonly url: URL,
@@ -86,6 +91,11 @@ export class RemoteSource {
     let spanBlocks = 1;
     while (pos <= end && (this.size === undefined || pos < this.size)) {
       const index = Math.floor(pos / B);
+      const pending = this.cache.has(index) ? undefined : this.inflight.get(index);
+      if (pending) {
+        await pending;
+        if (this.cache.has(index)) continue;
+      }
       const cached = this.cacheGet(index);
       if (cached) {
         if (pos - index * B >= cached.length) return;
@@ -96,7 +106,7 @@ export class RemoteSource {
       }
       const lastIndex = end === Infinity ? Infinity : Math.floor(end / B);
       let count = 1;
-      while (count < spanBlocks && index + count <= lastIndex && !this.cache.has(index + count)) count++;
+      while (count < spanBlocks && index + count <= lastIndex && !this.cache.has(index + count) && !this.inflight.has(index + count)) count++;
       let last: Block | undefined;
       for await (const block of this.fetchBlocks(index, count)) {
         last = block;
@@ -110,6 +120,31 @@ export class RemoteSource {
   }
 
   private async *fetchBlocks(index: number, count: number): AsyncGenerator<Block> {
+    const mine: number[] = [];
+    const last = Number.isFinite(count) ? index + count : index + 1;
+    for (let i = index; i < last; i++) {
+      if (this.inflight.has(i)) continue;
+      mine.push(i);
+      this.inflight.set(i, new Promise<void>((resolve) => this.settlers.set(i, resolve)));
+    }
+    try {
+      yield* this.download(index, count);
+    } finally {
+      for (const i of mine) this.settle(i);
+    }
+  }
+
+  /** Resolvers of blocks being downloaded, keyed by block index; called as each block lands. */
+  private readonly settlers = new Map<number, () => void>();
+
+  private settle(index: number): void {
+    const resolve = this.settlers.get(index);
+    this.settlers.delete(index);
+    this.inflight.delete(index);
+    resolve?.();
+  }
+
+  private async *download(index: number, count: number): AsyncGenerator<Block> {
     const B = this.limits.blockBytes;
     if (!this.rangeSupported) {
       // No Range support: one full GET, skipping (and caching) up to the wanted block, then streaming on.
@@ -198,9 +233,10 @@ export class RemoteSource {
   }
 
   private cachePut(index: number, block: Buffer): void {
-    if (this.cache.has(index)) return;
+    if (this.cache.has(index)) return this.settle(index);
     this.cache.set(index, block);
     this.cachedBytes += block.length;
+    this.settle(index);
     for (const [oldest, bytes] of this.cache) {
       if (this.cachedBytes <= this.limits.maxCacheBytes || oldest === index) break;
       this.cache.delete(oldest);

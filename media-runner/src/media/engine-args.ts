@@ -10,10 +10,16 @@ export const allowedDemuxers = [
   "dts", "truehd", "mjpeg", "gif", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "avif",
 ] as const;
 
+/** Receive buffer of the engines' sockets to the proxy. */
+export const engineSocketBufferBytes = 128 * 1024;
+
 export function safeInputArgs(maxPixels: number): string[] {
   return [
     "-protocol_whitelist", "http,tcp",
     "-format_whitelist", allowedDemuxers.join(","),
+    // A small, fixed socket buffer: the proxy can only push what the engine is about to read, so a
+    // connection dropped after a seek has not pulled megabytes from the origin into kernel buffers.
+    "-recv_buffer_size", String(engineSocketBufferBytes),
     // A decoder refuses frames larger than this (a video-sized decompression bomb).
     "-max_pixels", String(maxPixels),
   ];

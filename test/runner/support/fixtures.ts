@@ -13,7 +13,7 @@ import { createDeflate } from "node:zlib";
 
 const run = promisify(execFile);
 export const fixturesDir = new URL("../../.fixtures/runner/", import.meta.url).pathname;
-const recipeVersion = "4";
+const recipeVersion = "5";
 const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
 
 const base = ["-hide_banner", "-loglevel", "error", "-y"];
@@ -25,6 +25,7 @@ const x264 = ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "
 const recipes: Record<string, string[]> = {
   "h264-aac-faststart.mp4": [...video("640x360", 4), ...tone(4), ...x264, "-c:a", "aac", "-b:a", "96k", "-ac", "2", "-movflags", "+faststart", "-shortest"],
   "h264-aac-moov-end.mp4": [...video("640x360", 4), ...tone(4), ...x264, "-c:a", "aac", "-b:a", "96k", "-ac", "2", "-shortest"],
+  "long-moov-end.mp4": [...video("320x240", 30), ...tone(30), ...x264, "-b:v", "600k", "-c:a", "aac", "-b:a", "64k", "-shortest"],
   "vp9-opus.webm": [...video("320x240", 3), ...tone(3, 48000), "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "300k", "-c:a", "libopus", "-b:a", "64k", "-shortest"],
   "tone.mp3": [...tone(3), "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k"],
   "tone.flac": [...tone(3), "-ac", "1", "-c:a", "flac"],
