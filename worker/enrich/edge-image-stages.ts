@@ -1,9 +1,8 @@
 import type { Config } from "../config.ts";
-import { readCapped, safeFetch } from "../fetch/index.ts";
+import { fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
 import { errors } from "../http/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { finishStage } from "../resource/create-record.ts";
-import { fetchPolicy } from "../inspect/first-inspection.ts";
 import { edgeFormats, processImageAtEdge } from "./image/index.ts";
 import { thumbnailPath, thumbnailObjectKey } from "./thumbnail-store.ts";
 

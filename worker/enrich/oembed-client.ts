@@ -1,8 +1,6 @@
 import { z } from "zod";
 import type { Config } from "../config.ts";
-import { createDeadline, readCapped, safeFetch } from "../fetch/index.ts";
-import { errors } from "../http/api-error.ts";
-import { parseAllowlist } from "../../shared/net/index.ts";
+import { fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
 
 /** The oEmbed response fields we keep (oEmbed 1.0 section 2.3.4); anything else is dropped. */
 export const OembedData = z.object({
@@ -40,8 +38,8 @@ export function oembedEndpoint(endpoint: string, config: Config): string {
 
 /** GETs an oEmbed document through the safe fetcher. Never throws: the outcome says what happened. */
 export async function fetchOembed(requestUrl: string, config: Config): Promise<OembedOutcome> {
-  const deadline = createDeadline(config.FETCH_TIMEOUT_MS);
-  const policy = { allowlist: parseAllowlist(config.SSRF_ALLOWLIST), resolverUrl: config.DOH_RESOLVER_URL, maxRedirects: config.MAX_REDIRECTS, deadline };
+  const policy = fetchPolicy(config);
+  const deadline = policy.deadline;
   try {
     const { response } = await safeFetch(requestUrl, { headers: { accept: "application/json" } }, policy);
     if (response.status === 401 || response.status === 403) {
@@ -72,4 +70,3 @@ export function oembedRequestUrl(endpoint: string, mediaUrl: string): string {
   return url.href;
 }
 
-export { errors as oembedErrors };

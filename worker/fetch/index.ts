@@ -1,3 +1,4 @@
 export { safeFetch, toApiError, type FetchPolicy, type SafeResponse } from "./safe-fetch.ts";
 export { readHead, readCapped } from "./read-body.ts";
 export { createDeadline, type Deadline } from "./deadline.ts";
+export { fetchPolicy } from "./policy.ts";

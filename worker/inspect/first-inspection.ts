@@ -1,6 +1,5 @@
 import type { Config } from "../config.ts";
-import { createDeadline, type FetchPolicy } from "../fetch/index.ts";
-import { parseAllowlist } from "../../shared/net/index.ts";
+import { fetchPolicy } from "../fetch/index.ts";
 import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import { createRecord, finishStage } from "../resource/create-record.ts";
 import { probeUrl } from "../probe/probe.ts";
@@ -14,15 +13,6 @@ export interface FirstInspectionInput {
   url: string;
   normalizedUrl: string;
   provider?: ProviderRecord;
-}
-
-export function fetchPolicy(config: Config): FetchPolicy {
-  return {
-    allowlist: parseAllowlist(config.SSRF_ALLOWLIST),
-    resolverUrl: config.DOH_RESOLVER_URL,
-    maxRedirects: config.MAX_REDIRECTS,
-    deadline: createDeadline(config.FETCH_TIMEOUT_MS),
-  };
 }
 
 /**

@@ -5,9 +5,8 @@ import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { ApiError, errors } from "../http/api-error.ts";
 import type { InspectReply } from "../resource/resource-object.ts";
 import { getConfig, type Config } from "../config.ts";
-import { createDeadline, toApiError } from "../fetch/index.ts";
+import { fetchPolicy, toApiError } from "../fetch/index.ts";
 import { assertPublicTarget } from "../fetch/address-guard.ts";
-import { parseAllowlist } from "../../shared/net/index.ts";
 import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
 
 export interface InspectOutcome {
@@ -65,10 +64,10 @@ async function checkWebhookTarget(raw: string, config: Config): Promise<void> {
   if (!config.WEBHOOK_SECRET) {
     throw errors.invalidPayload("webhookUrl cannot be used: this deployment has no WEBHOOK_SECRET configured.");
   }
-  const deadline = createDeadline(config.FETCH_TIMEOUT_MS);
+  const policy = fetchPolicy(config);
   try {
-    await assertPublicTarget(url, parseAllowlist(config.SSRF_ALLOWLIST), config.DOH_RESOLVER_URL, deadline.signal);
+    await assertPublicTarget(url, policy.allowlist, policy.resolverUrl, policy.deadline.signal);
   } catch (err) {
-    throw toApiError(err, deadline.signal, deadline.timeoutMs);
+    throw toApiError(err, policy.deadline.signal, policy.deadline.timeoutMs);
   }
 }

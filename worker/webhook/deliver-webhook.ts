@@ -1,7 +1,6 @@
 import type { Config } from "../config.ts";
 import { ApiError } from "../http/api-error.ts";
-import { safeFetch } from "../fetch/index.ts";
-import { fetchPolicy } from "../inspect/first-inspection.ts";
+import { fetchPolicy, safeFetch } from "../fetch/index.ts";
 import { signWebhook } from "./signature.ts";
 import type { WebhookEvent } from "../../shared/schemas/webhook.ts";
 

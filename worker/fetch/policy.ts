@@ -1,0 +1,14 @@
+import type { Config } from "../config.ts";
+import { parseAllowlist } from "../../shared/net/index.ts";
+import { createDeadline } from "./deadline.ts";
+import type { FetchPolicy } from "./safe-fetch.ts";
+
+/** The outbound policy from configuration, with a fresh deadline for one exchange. */
+export function fetchPolicy(config: Config): FetchPolicy {
+  return {
+    allowlist: parseAllowlist(config.SSRF_ALLOWLIST),
+    resolverUrl: config.DOH_RESOLVER_URL,
+    maxRedirects: config.MAX_REDIRECTS,
+    deadline: createDeadline(config.FETCH_TIMEOUT_MS),
+  };
+}
