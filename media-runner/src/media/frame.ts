@@ -13,13 +13,12 @@ export interface FrameOptions {
   maxPixels: number;
   /** The frame fits in a maxPx square (never upscaled). */
   maxPx: number;
-  /**
-   * false: take the keyframe at or before the time (decodes one frame, reads one frame's bytes);
-   * true: decode from that keyframe up to the exact time (reads and decodes the whole GOP prefix).
-   */
-  accurate: boolean;
+  mode: SeekMode;
   signal?: AbortSignal;
 }
+
+/** Packets ffmpeg reads to learn stream parameters before seeking (microseconds of media). */
+const frameAnalyzeMicroseconds = 500_000;
 
 /** A thumbnail-sized PNG is far below this. */
 const maxFrameBytes = 16 * 1024 * 1024;
@@ -32,6 +31,20 @@ export function representativeTime(durationSeconds: number | undefined): number 
   if (durationSeconds === undefined) return 0;
   return Math.min(durationSeconds * representativeFraction, maxRepresentativeSeconds);
 }
+
+/**
+ * keyframe-before: the keyframe at or before the time; one frame's bytes read, one frame decoded.
+ * keyframe-after: the first keyframe at or after the time; non-key frames are skipped, not decoded.
+ * exact: the frame at the time, decoding from the previous keyframe (what `ffmpeg -ss T -i` does).
+ */
+export type SeekMode = "keyframe-before" | "keyframe-after" | "exact";
+
+const seekArgs: Readonly<Record<SeekMode, readonly string[]>> = {
+  // -copyts keeps the keyframe's own timestamp, so ffmpeg does not drop it as "before the start".
+  "keyframe-before": ["-skip_frame", "nokey", "-noaccurate_seek", "-copyts"],
+  "keyframe-after": ["-skip_frame", "nokey"],
+  exact: [],
+};
 
 /** Returns PNG bytes, or undefined when no frame exists at or after that time. */
 export async function extractFrame(input: string, timeSeconds: number, options: FrameOptions): Promise<Buffer | undefined> {
@@ -46,7 +59,9 @@ export async function extractFrame(input: string, timeSeconds: number, options: 
       "-hide_banner", "-nostdin", "-loglevel", "error",
       ...safeInputArgs(options.maxPixels),
       ...(timeSeconds > 0 ? ["-ss", timeSeconds.toFixed(3)] : []),
-      ...(options.accurate ? [] : ["-noaccurate_seek"]),
+      ...seekArgs[options.mode],
+      // ffprobe already read the streams; the frame step needs only the decoder's setup, not 5 s of packets.
+      "-analyzeduration", String(frameAnalyzeMicroseconds),
       "-i", input,
       "-map", "0:V:0", "-an", "-sn", "-dn",
       "-frames:v", "1", "-vf", filter,

@@ -43,23 +43,24 @@ export async function runAvJob(
 }
 
 /**
- * The keyframe nearest before 10% of the duration: one frame's bytes and one decode. If that frame is
- * black (a long first GOP starting on a fade-in), decode up to the exact time instead; if the time is past
- * the last frame (one-frame files), take the first frame.
+ * A frame near 10% of the duration, as cheaply as possible: the keyframe at or before that time (one
+ * frame's bytes, one decode). If it is black (a long first GOP opening on a fade-in), the next keyframe,
+ * then the exact frame; if the time is past the last frame (one-frame files), the first frame.
  */
 async function representativeRaster(input: string, duration: number | undefined, maxPx: number, ctx: JobContext): Promise<Raster> {
   const { config, binaries, signal } = ctx;
   const options = { ffmpeg: binaries.ffmpeg, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, maxPx, signal };
   const time = representativeTime(duration);
-  const decode = (png: Buffer) => decodeToRaster(png, maxPx, config.maxDecodePixels);
-  const keyframe = await extractFrame(input, time, { ...options, accurate: false });
-  if (keyframe) {
-    const raster = await decode(keyframe);
+  let fallback: Raster | undefined;
+  for (const mode of ["keyframe-before", "keyframe-after", "exact"] as const) {
+    const png = await extractFrame(input, time, { ...options, mode });
+    if (!png) continue;
+    const raster = await decodeToRaster(png, maxPx, config.maxDecodePixels);
     if (!isMostlyBlack(raster) || time === 0) return raster;
-    const exact = await extractFrame(input, time, { ...options, accurate: true });
-    return exact ? decode(exact) : raster;
+    fallback ??= raster;
   }
-  const first = time > 0 ? await extractFrame(input, 0, { ...options, accurate: false }) : undefined;
+  if (fallback) return fallback; // black at every try: the video is black there
+  const first = time > 0 ? await extractFrame(input, 0, { ...options, mode: "keyframe-before" }) : undefined;
   if (!first) throw new RunnerError("CORRUPT_MEDIA", "no video frame could be decoded");
-  return decode(first);
+  return decodeToRaster(first, maxPx, config.maxDecodePixels);
 }
