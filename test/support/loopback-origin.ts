@@ -116,7 +116,8 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
       }
       case "html-page":
         // A generated page for oEmbed discovery tests (see htmlPage below), with Range support unless ?norange.
-        return serveBuffer(req, res, htmlPage(url.searchParams), "text/html; charset=utf-8", url.searchParams.has("norange"), count);
+        return serveBuffer(req, res, htmlPage(url.searchParams), "text/html; charset=utf-8", url.searchParams.has("norange"), count,
+          trickleOf(url.searchParams));
       default:
         res.writeHead(404, { "content-type": "text/plain" });
         return res.end("not found");
@@ -205,8 +206,20 @@ function htmlPage(params: URLSearchParams): Buffer {
   return Buffer.from(head + body);
 }
 
+/**
+ * `?trickle=MS` on /html-page: a whole-body (non-Range) answer sends the head at once, then one 16 KiB piece of
+ * body every MS ms, so the bytes counted at the origin show when the reader hung up (socket buffers would
+ * otherwise swallow megabytes that were never read).
+ */
+function trickleOf(params: URLSearchParams): { after: number; ms: number } | undefined {
+  if (!params.has("trickle")) return undefined;
+  const headEnd = htmlPage(params).indexOf("</head>") + "</head>".length;
+  return { after: headEnd, ms: Number(params.get("trickle")) };
+}
+
 /** Serves an in-memory body with the same Range semantics as serveFile. */
-function serveBuffer(req: IncomingMessage, res: ServerResponse, body: Buffer, type: string, noRange: boolean, count: (c: Buffer) => void) {
+function serveBuffer(req: IncomingMessage, res: ServerResponse, body: Buffer, type: string, noRange: boolean, count: (c: Buffer) => void,
+  trickle?: { after: number; ms: number }) {
   const match = !noRange && req.headers.range?.match(/^bytes=(\d+)-(\d*)$/);
   if (match) {
     const start = Number(match[1]);
@@ -221,11 +234,19 @@ function serveBuffer(req: IncomingMessage, res: ServerResponse, body: Buffer, ty
     return res.end(slice);
   }
   res.writeHead(200, { "content-type": type, "content-length": body.length });
-  // Written in 16 KiB pieces so a reader that cancels early is not charged for bytes it never asked for.
+  // Written in 16 KiB pieces with back-pressure, so a reader that hangs up stops the writing.
   let offset = 0;
   const pump = () => {
     while (offset < body.length) {
-      const piece = body.subarray(offset, offset + 16 * 1024);
+      if (trickle && offset >= trickle.after) {
+        const piece = body.subarray(offset, offset + 16 * 1024);
+        offset += piece.length;
+        count(piece);
+        res.write(piece);
+        if (offset >= body.length) return void res.end();
+        return void setTimeout(pump, trickle.ms);
+      }
+      const piece = body.subarray(offset, Math.min(offset + 16 * 1024, trickle && offset < trickle.after ? trickle.after : body.length));
       offset += piece.length;
       count(piece);
       if (!res.write(piece)) return void res.once("drain", pump);

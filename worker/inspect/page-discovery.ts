@@ -3,14 +3,21 @@ import type { ProviderRecord } from "../../shared/schemas/record.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import { headComplete, maxHtmlHeadBytes, readHtmlHead, type HtmlHeadFacts } from "../probe/html-head.ts";
 import { fetchOembed, type OembedData } from "../enrich/oembed-client.ts";
+import { safeFetch, type FetchPolicy } from "../fetch/index.ts";
 
-/** Reads the page only up to </head> (at most maxHtmlHeadBytes), through Range requests when needed. */
-export async function readPageHead(head: Uint8Array, source: RangeByteSource, baseUrl: string): Promise<HtmlHeadFacts> {
+/**
+ * Reads the page only up to </head> (at most maxHtmlHeadBytes), through Range requests when needed. An origin
+ * without Range support (most dynamic pages) gets one plain GET instead, read until </head> and then cancelled,
+ * when `policy` is given: otherwise a head longer than the probe's first bytes would never be seen.
+ */
+export async function readPageHead(head: Uint8Array, source: RangeByteSource, baseUrl: string, policy?: FetchPolicy): Promise<HtmlHeadFacts> {
   const decoder = new TextDecoder("utf-8", { fatal: false });
   let bytes = head;
   let html = decoder.decode(bytes);
+  let rangeRefused = false;
   while (!headComplete(html) && bytes.byteLength < maxHtmlHeadBytes && (source.size === undefined || bytes.byteLength < source.size)) {
     const more = await source.read(bytes.byteLength, Math.min(64 * 1024, maxHtmlHeadBytes - bytes.byteLength)).catch(() => undefined);
+    if (!more) rangeRefused = true;
     if (!more || more.byteLength === 0) break;
     const joined = new Uint8Array(bytes.byteLength + more.byteLength);
     joined.set(bytes);
@@ -18,7 +25,48 @@ export async function readPageHead(head: Uint8Array, source: RangeByteSource, ba
     bytes = joined;
     html = decoder.decode(bytes);
   }
+  if (rangeRefused && policy && !headComplete(html) && bytes.byteLength < maxHtmlHeadBytes) {
+    const whole = await readHeadByGet(source, policy).catch(() => undefined);
+    if (whole && whole.byteLength > bytes.byteLength) html = decoder.decode(whole);
+  }
   return readHtmlHead(html, baseUrl);
+}
+
+/** One GET of the page, streamed only until </head> (or maxHtmlHeadBytes), then cancelled. */
+async function readHeadByGet(source: RangeByteSource, policy: FetchPolicy): Promise<Uint8Array | undefined> {
+  const { response } = await safeFetch(source.url, {}, policy);
+  if (response.status !== 200 || !response.body) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let tail = "";
+  try {
+    while (total < maxHtmlHeadBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const chunk = value.subarray(0, maxHtmlHeadBytes - total);
+      chunks.push(chunk);
+      total += chunk.byteLength;
+      // Only the new text (plus a few characters that may start "</head") needs looking at.
+      const text = tail + decoder.decode(chunk, { stream: true });
+      if (headComplete(text)) break;
+      tail = text.slice(-16);
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  source.addSegment(0, bytes);
+  return bytes;
 }
 
 /**
