@@ -25,6 +25,9 @@ import { RangeProxy } from "./proxy/range-proxy.ts";
 
 export const runnerVersion = "0.1.0";
 
+/** The built app, for callers that do not depend on fastify themselves (tests). */
+export type RunnerApp = FastifyInstance;
+
 export interface AppOptions {
   config: RunnerConfig;
   binaries: Binaries;

@@ -1,5 +1,5 @@
+import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { FastifyInstance } from "fastify";
 import { RunnerErrorBody, RunnerHealth } from "../../shared/schemas/runner.ts";
 import { processRequest, testApp, testToken } from "./support/harness.ts";
 import { startOrigin, type Origin } from "./support/origin.ts";
@@ -15,7 +15,7 @@ afterAll(() => origin.close());
 const body = () => ({ url: `${origin.url}/slow/400/tone.mp3`, category: "audio" as const, stages: ["metadata" as const] });
 
 describe("authentication", () => {
-  let app: FastifyInstance;
+  let app: RunnerApp;
   beforeAll(async () => {
     app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
   });
@@ -66,7 +66,7 @@ describe("concurrency limit", () => {
     try {
       origin.reset();
       const results = await Promise.all(Array.from({ length: jobs }, () => processRequest(app, body())));
-      expect(results.map((r) => r.statusCode)).toEqual(Array(jobs).fill(200));
+      expect(results.map((r: { statusCode: number }) => r.statusCode)).toEqual(Array(jobs).fill(200));
       return origin.stats.maxInFlight;
     } finally {
       await app.close();

@@ -1,12 +1,12 @@
 import { join } from "node:path";
+import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { FastifyInstance } from "fastify";
 import { RunnerResponse, RunnerErrorBody } from "../../shared/schemas/runner.ts";
 import { decodeThumbnail, ffprobeFile, processRequest, testApp } from "./support/harness.ts";
 
 const origin = inject("runnerOriginUrl");
 const dir = inject("runnerFixturesDir");
-let app: FastifyInstance;
+let app: RunnerApp;
 
 beforeAll(async () => {
   app = await testApp({ SSRF_ALLOWLIST: new URL(origin).host });
@@ -19,7 +19,8 @@ const rate = (value: unknown) => {
   return n! / d!;
 };
 
-async function processOk(name: string, category: "video" | "audio", stages = ["metadata", "thumbnail", "placeholder", "palette"] as const) {
+type Stage = "metadata" | "thumbnail" | "placeholder" | "palette";
+async function processOk(name: string, category: "video" | "audio", stages: readonly Stage[] = ["metadata", "thumbnail", "placeholder", "palette"]) {
   const res = await processRequest(app, { url: `${origin}/files/${name}`, category, stages: [...stages] });
   expect(res.statusCode, res.body).toBe(200);
   return RunnerResponse.parse(res.json());
@@ -91,7 +92,7 @@ describe("video previews", () => {
   });
 
   it("only runs the stages asked for", async () => {
-    const result = await processOk("h264-aac-faststart.mp4", "video", ["metadata"] as never);
+    const result = await processOk("h264-aac-faststart.mp4", "video", ["metadata"]);
     expect(result.metadata?.video).toBeDefined();
     expect(result.thumbnail).toBeUndefined();
     expect(result.placeholder).toBeUndefined();

@@ -1,14 +1,14 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { FastifyInstance } from "fastify";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/schemas/runner.ts";
 import { decodeThumbnail, processRequest, testApp } from "./support/harness.ts";
 import { startOrigin, type Origin } from "./support/origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;
-let app: FastifyInstance;
+let app: RunnerApp;
 
 beforeAll(async () => {
   origin = await startOrigin(dir);

@@ -1,8 +1,8 @@
 /** The Range proxy in front of ffmpeg: seeking costs Range requests, and bytes are shared between engines. */
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { FastifyInstance } from "fastify";
 import { RunnerResponse } from "../../shared/schemas/runner.ts";
 import { parseRange } from "../../media-runner/src/proxy/range-header.ts";
 import { processRequest, testApp } from "./support/harness.ts";
@@ -10,7 +10,7 @@ import { startOrigin, type Origin } from "./support/origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;
-let app: FastifyInstance;
+let app: RunnerApp;
 
 beforeAll(async () => {
   origin = await startOrigin(dir);

@@ -4,9 +4,9 @@
  * whether named directly, reached through DNS, or reached by a redirect hop. A trap listener on 127.0.0.2
  * counts connections to prove none was attempted.
  */
+import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import type { FastifyInstance } from "fastify";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/schemas/runner.ts";
 import type { Resolver } from "../../media-runner/src/fetch/resolver.ts";
 import { processRequest, testApp, testToken } from "./support/harness.ts";
@@ -16,7 +16,7 @@ import { startTrap, type Trap } from "./support/trap.ts";
 const dir = inject("runnerFixturesDir");
 let origin: Origin;
 let trap: Trap;
-let app: FastifyInstance;
+let app: RunnerApp;
 const resolved: string[] = [];
 
 /** Fake DNS: names of the test world and what they point at. */

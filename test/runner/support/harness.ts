@@ -2,8 +2,7 @@
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
-import type { FastifyInstance } from "fastify";
-import { buildApp } from "../../../media-runner/src/app.ts";
+import { buildApp, type RunnerApp } from "../../../media-runner/src/app.ts";
 import { loadConfig, type RunnerConfig } from "../../../media-runner/src/config.ts";
 import type { Resolver } from "../../../media-runner/src/fetch/resolver.ts";
 import { findBinaries } from "../../../media-runner/src/media/binaries.ts";
@@ -18,13 +17,13 @@ export function testConfig(env: Record<string, string> = {}): RunnerConfig {
   return loadConfig({ RUNNER_TOKEN: testToken, PATH: process.env.PATH, ...env });
 }
 
-export async function testApp(env: Record<string, string>, resolve?: Resolver): Promise<FastifyInstance> {
+export async function testApp(env: Record<string, string>, resolve?: Resolver): Promise<RunnerApp> {
   const config = testConfig(env);
   const binaries = findBinaries({ pathVariable: process.env.PATH ?? "" });
   return buildApp({ config, binaries, logger: false, ...(resolve ? { resolve } : {}) });
 }
 
-export function processRequest(app: FastifyInstance, body: RunnerRequestInput, token: string | null = testToken) {
+export function processRequest(app: RunnerApp, body: RunnerRequestInput, token: string | null = testToken) {
   return app.inject({
     method: "POST",
     url: "/v1/process",
