@@ -11,6 +11,9 @@ import { InspectResponse } from "../../shared/schemas/inspect.ts";
 import { inspect, media } from "./helpers.ts";
 import { getJob, pollJob, runnerCalls, sleep } from "../support/worker-jobs.ts";
 
+/** The Worker's own queue handler, called as the runtime would (batch, env, ctx). */
+const consumer = worker as ExportedHandler<Env>;
+
 const isoDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const hex = /^#[0-9a-f]{6}$/;
 const videoStages = ["metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"];
@@ -208,6 +211,18 @@ describe("runner faults", { timeout: 30_000 }, () => {
     expect(full.status).toBe(200);
     expect(full.body.processing.status).toBe("complete");
   });
+
+  // KNOWN BUG (resource-object.ts queueRunnerStages): each concurrent caller reads the record, awaits
+  // ENRICH_QUEUE.send, and only then marks the stages as queued, so N callers queue N messages. With a healthy
+  // runner the duplicates that share a batch are skipped by stillPending (one call); with a failing runner every
+  // duplicate is retried, which makes the extra messages countable. Flip to `it` once the stages are marked
+  // before the send.
+  it.fails("eight concurrent callers queue one runner job (counted with a failing runner: 3 attempts, not 3 per caller)", async () => {
+    const url = media("video.mp4", "runner=fail");
+    const answers = await Promise.all(Array.from({ length: 8 }, () => inspect(url)));
+    await Promise.all(answers.map((a) => pollJob(a.body.job.id, 150, 100)));
+    expect(await runnerCalls(url)).toBe(3);
+  });
 });
 
 describe("queue messages are idempotent", { timeout: 20_000 }, () => {
@@ -231,7 +246,7 @@ describe("queue messages are idempotent", { timeout: 20_000 }, () => {
       { id: "dup-2", timestamp: new Date(), attempts: 1, body: message },
     ]);
     const ctx = createExecutionContext();
-    await worker.queue(batch, env, ctx);
+    await consumer.queue!(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.sort()).toEqual(["dup-1", "dup-2"]);
     expect(result.retryMessages).toEqual([]);
@@ -252,7 +267,7 @@ describe("queue messages are idempotent", { timeout: 20_000 }, () => {
     // The same stages, now from the dead-letter queue: only still-pending stages may be marked failed.
     const batch = createMessageBatch("media-inspect-enrich-dlq", [{ id: "late", timestamp: new Date(), attempts: 1, body: await messageFor(url) }]);
     const ctx = createExecutionContext();
-    await worker.queue(batch, env, ctx);
+    await consumer.queue!(batch, env, ctx);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["late"]);
     const again = await inspect(url, "profile=full");
     expect(again.body.processing.failedStages).toBeUndefined();
@@ -262,14 +277,14 @@ describe("queue messages are idempotent", { timeout: 20_000 }, () => {
   it("a malformed message is dropped (acked), not retried forever", async () => {
     const batch = createMessageBatch("media-inspect-enrich", [{ id: "bad", timestamp: new Date(), attempts: 1, body: { version: 2, url: "x" } }]);
     const ctx = createExecutionContext();
-    await worker.queue(batch, env, ctx);
+    await consumer.queue!(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toEqual(["bad"]);
     expect(result.retryMessages).toEqual([]);
   });
 });
 
-describe("job of an unknown resource state", { timeout: 20_000 }, () => {
+describe("a job polled right after creation", { timeout: 20_000 }, () => {
   it("GET job of a just-created job returns 200 with a consistent brief", async () => {
     const res = await inspect(media("video.mp4"));
     const { status, body } = await getJob(res.body.job.id);
