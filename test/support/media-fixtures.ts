@@ -13,6 +13,7 @@ export const mediaFixtures: Record<string, string[]> = {
   "audio.ogg": ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "5", "-c:a", "libvorbis"],
   "audio.flac": ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "5", "-c:a", "flac"],
   "audio.wav": ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=22050", "-t", "3", "-c:a", "pcm_s16le"],
+  "image-1280x720.png": ["-f", "lavfi", "-i", "testsrc2=size=1280x720", "-frames:v", "1"],
   "audio.m4a": ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "5", "-c:a", "aac", "-f", "mp4"],
 };
 

@@ -25,16 +25,14 @@ export type EdgeImageRun = "done" | "needs-runner";
  * record. Formats or sizes photon should not handle come back as "needs-runner". Throws ApiError only when
  * the download itself fails (e.g. 413 when the streamed body passes the cap despite a smaller header).
  */
-export async function runEdgeImageStages(record: ResourceRecord, config: Config, bucket: R2Bucket): Promise<EdgeImageRun> {
+export async function runEdgeImageStages(
+  record: ResourceRecord,
+  config: Config,
+  bucket: R2Bucket,
+  wholeFile?: Uint8Array,
+): Promise<EdgeImageRun> {
   const started = performance.now();
-  const policy = fetchPolicy(config);
-  const { response } = await safeFetch(record.probe.finalUrl, {}, policy);
-  if (response.status === 404) throw errors.notFound();
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw errors.badGateway(`The remote server answered ${response.status}.`);
-  }
-  const bytes = await readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
+  const bytes = wholeFile ?? (await downloadImage(record, config));
   if (bytes.byteLength > config.MAX_EDGE_IMAGE_BYTES) {
     record.results.edgeRefused = `larger than ${config.MAX_EDGE_IMAGE_BYTES} bytes`;
     return "needs-runner";
@@ -67,4 +65,15 @@ export async function runEdgeImageStages(record: ResourceRecord, config: Config,
   for (const stage of imageStages) finishStage(record, stage, { state: "done", durationMs: elapsed, engine: "edge" });
   record.timings.preview = Math.round(performance.now() - started);
   return "done";
+}
+
+async function downloadImage(record: ResourceRecord, config: Config): Promise<Uint8Array> {
+  const policy = fetchPolicy(config);
+  const { response } = await safeFetch(record.probe.finalUrl, {}, policy);
+  if (response.status === 404) throw errors.notFound();
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw errors.badGateway(`The remote server answered ${response.status}.`);
+  }
+  return readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
 }

@@ -19,7 +19,13 @@ export interface FirstInspectionInput {
  * Everything cheap enough to finish before the first answer: the Range probe, classification, and the
  * metadata readable from headers (image dimensions/colour, audio container facts via Range reads).
  */
-export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<ResourceRecord> {
+export interface FirstInspection {
+  record: ResourceRecord;
+  /** The whole file, when it fit in the probe's first bytes: later stages need not download it again. */
+  wholeFile?: Uint8Array;
+}
+
+export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<FirstInspection> {
   const started = performance.now();
   const now = Date.now();
   if (input.provider) {
@@ -34,7 +40,7 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
     finishStage(record, "semantic", { state: "done", durationMs: 0, engine: "edge" });
     finishStage(record, "mediaFormat", { state: "done", durationMs: 0, engine: "edge" });
     record.timings = { semantic: 0, mediaFormat: 0 };
-    return record;
+    return { record };
   }
 
   const policy = fetchPolicy(config);
@@ -54,7 +60,7 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
 
   let discovered: Awaited<ReturnType<typeof discoverProvider>>;
   if (probe.mime === "text/html") {
-    const page = await readPageHead(head, source, probe.finalUrl);
+    const page = await readPageHead(head, source, probe.finalUrl, policy);
     if (page.title) probe.title = page.title;
     if (page.oembedUrl) {
       probe.oembedDiscoveryUrl = page.oembedUrl;
@@ -95,5 +101,6 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
     finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - probedAt, engine: "edge" });
   }
   record.timings.total = Math.round(performance.now() - started);
-  return record;
+  const whole = probe.sizeBytes !== undefined && head.byteLength === probe.sizeBytes;
+  return { record, ...(whole ? { wholeFile: head } : {}) };
 }

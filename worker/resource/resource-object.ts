@@ -45,6 +45,8 @@ export class ResourceObject extends DurableObject<Env> {
   private readonly jobs: JobStore;
   private inflight?: Promise<ResourceRecord>;
   private edgeWork?: Promise<void>;
+  /** A file small enough to arrive whole with the probe, kept until the edge stages have used it. */
+  private wholeFile?: Uint8Array;
   private readonly waiters = new Set<() => void>();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -129,7 +131,8 @@ export class ResourceObject extends DurableObject<Env> {
 
   private async probe(call: InspectCall): Promise<ResourceRecord> {
     try {
-      const record = await firstInspection(call, this.config);
+      const { record, wholeFile } = await firstInspection(call, this.config);
+      this.wholeFile = wholeFile;
       // Provider-native data (title, thumbnail) is wanted even by `fast`, so oEmbed runs before the first answer.
       if (record.provider) await runOembedStage(record, this.config);
       this.store.saveRecord(record);
@@ -165,7 +168,8 @@ export class ResourceObject extends DurableObject<Env> {
     const record = this.store.loadRecord(Date.now());
     if (!record || !this.edgePending(record)) return;
     try {
-      await runEdgeImageStages(record, this.config, this.env.THUMBNAILS);
+      await runEdgeImageStages(record, this.config, this.env.THUMBNAILS, this.wholeFile);
+      this.wholeFile = undefined;
       await this.recordChanged(record);
     } catch (err) {
       if (err instanceof ApiError && (err.status === 413 || err.status === 404)) {
@@ -190,9 +194,22 @@ export class ResourceObject extends DurableObject<Env> {
       category: record.category,
       stages,
     };
-    await this.env.ENRICH_QUEUE.send(message);
+    // Mark the stages queued before the first await, so a concurrent caller sees them taken and sends nothing.
     for (const stage of stages) record.stages[stage] = { ...record.stages[stage]!, startedAt: now, engine: "runner" };
     this.store.saveRecord(record);
+    try {
+      await this.env.ENRICH_QUEUE.send(message);
+    } catch (err) {
+      const current = this.store.loadRecord(Date.now());
+      if (current) {
+        for (const stage of stages) {
+          const entry = current.stages[stage];
+          if (entry?.state === "pending" && entry.startedAt === now) current.stages[stage] = { ...entry, startedAt: undefined };
+        }
+        this.store.saveRecord(current);
+      }
+      throw err;
+    }
   }
 
   /** Persists a changed record, wakes `full` waiters and, once complete, completes jobs and queues webhooks. */
