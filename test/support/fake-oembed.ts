@@ -18,6 +18,10 @@ export async function startFakeOembed() {
     if (media.includes("private") || media.includes("PrivateVid1")) return send(res, 401, { error: "Unauthorized" });
     if (media.includes("gone") || media.includes("GoneVideo01")) return send(res, 404, { error: "Not Found" });
     if (media.includes("down") || media.includes("DownVideo01")) return send(res, 503, { error: "Unavailable" });
+    // "Flaky": the first request for a media answers 503, later ones succeed (a provider outage that ends).
+    if (media.includes("Flaky") && requests.filter((r) => r.includes(encodeURIComponent(media))).length === 1) {
+      return send(res, 503, { error: "Unavailable" });
+    }
     const provider = host.includes("youtube") ? "YouTube" : host.includes("vimeo") ? "Vimeo" : host.includes("spotify") ? "Spotify" : host;
     send(res, 200, {
       type: provider === "Spotify" ? "rich" : "video",

@@ -270,6 +270,23 @@ describe("oEmbed outcomes", () => {
     expect(await oembedRequestsFor(id)).toHaveLength(1);
   });
 
+  it("a provider outage is not remembered for the record's lifetime: after ERROR_TTL_SECONDS (0 here) oEmbed is retried", async () => {
+    const id = youtubeId("Flaky");
+    const url = `https://www.youtube.com/watch?v=${id}`;
+    const first = await inspect(url, "profile=standard");
+    expect(first.status).toBe(200);
+    expect(first.body.processing.failedStages).toEqual(["oembed"]);
+    expect(first.body.data.semantic.title).toBeUndefined();
+    const second = await inspect(url, "profile=standard");
+    expect(second.status).toBe(200);
+    expect(second.body.processing.failedStages).toBeUndefined();
+    expect(second.body.data.semantic.title).toMatch(/^YouTube title for /);
+    expect(await oembedRequestsFor(id)).toHaveLength(2);
+    const third = await inspect(url, "profile=fast");
+    expect(third.body.data.semantic.title).toBe(second.body.data.semantic.title);
+    expect(await oembedRequestsFor(id)).toHaveLength(2);
+  });
+
   it("404: RESOURCE_NOT_FOUND in every profile", async () => {
     const id = youtubeId("gone");
     for (const profile of profiles) {

@@ -38,7 +38,8 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
   })) as unknown as InspectReply;
   if (!reply.ok) throw new ApiError(reply.error.status as 400, reply.error.code as "BAD_GATEWAY", reply.error.message);
-  const record: ResourceRecord = { ...reply.record, url: url.href };
+  // identity.url is the caller's input as given (SPEC 2.2); finalUrl and canonicalUrl carry the normalised forms.
+  const record: ResourceRecord = { ...reply.record, url: body.url.trim() };
   if (match && record.provider) record.provider = { ...record.provider, embedUrl: match.embedUrl };
   const projected = project(record, {
     profile: query.profile,

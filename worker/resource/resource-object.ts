@@ -117,7 +117,10 @@ export class ResourceObject extends DurableObject<Env> {
   private async currentRecord(call: InspectCall): Promise<{ record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight" }> {
     const now = Date.now();
     const stored = this.store.loadRecord(now);
-    if (stored) return { record: stored, responseSource: "cache" };
+    if (stored) {
+      await this.retryFailedOembed(stored, now);
+      return { record: stored, responseSource: "cache" };
+    }
     const cachedError = this.store.loadError(now);
     if (cachedError) throw new ApiError(cachedError.status as 400, cachedError.code as "BAD_GATEWAY", cachedError.message);
     if (this.inflight) return { record: await this.inflight, responseSource: "inflight" };
@@ -143,6 +146,27 @@ export class ResourceObject extends DurableObject<Env> {
       this.rememberError(err);
       throw err;
     }
+  }
+
+  /**
+   * A provider's oEmbed failure (outage, timeout) is an origin error: remembered for ERROR_TTL_SECONDS, not for
+   * the record's lifetime. After that, the next request tries the provider again.
+   */
+  private async retryFailedOembed(record: ResourceRecord, now: number): Promise<void> {
+    const stage = record.stages.oembed;
+    if (!record.provider || stage?.state !== "failed") return;
+    if (now - (stage.finishedAt ?? 0) < this.config.ERROR_TTL_SECONDS * 1000) return;
+    record.stages.oembed = { state: "pending", attempts: stage.attempts + 1 };
+    this.store.saveRecord(record); // concurrent callers now see it pending and do not retry too
+    try {
+      await runOembedStage(record, this.config);
+    } catch (err) {
+      // 404 now: the media is gone. Forget the record so the error is answered (and cached briefly).
+      this.store.deleteRecord();
+      this.rememberError(err);
+      throw err;
+    }
+    this.store.saveRecord(record);
   }
 
   /** Origin errors are cached briefly (ERROR_TTL_SECONDS) so a failing origin is not hammered. */
