@@ -8,7 +8,7 @@ import worker from "../../worker/index.ts";
 import { normalizeUrl, resourceKey } from "../../worker/inspect/target-url.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { InspectResponse } from "../../shared/schemas/inspect.ts";
-import { inspect, media } from "./helpers.ts";
+import { inspect, media, origin } from "./helpers.ts";
 import { getJob, pollJob, runnerCalls, sleep } from "../support/worker-jobs.ts";
 
 /** The Worker's own queue handler, called as the runtime would (batch, env, ctx). */
@@ -210,6 +210,19 @@ describe("runner faults", { timeout: 30_000 }, () => {
     const full = await inspect(url, "profile=full");
     expect(full.status).toBe(200);
     expect(full.body.processing.status).toBe("complete");
+  });
+
+  it("a permanent runner error (unreadable media) fails the stages at once: one runner call, no retries", async () => {
+    // The first 3000 bytes of the real file, then garbage: sniffed as MP4 at the edge, unreadable for ffmpeg.
+    const url = `${origin}/corrupt/video.mp4?keep=3000&n=${crypto.randomUUID().slice(0, 8)}`;
+    const res = await inspect(url);
+    expect(res.status).toBe(202);
+    const { final } = await pollJob(res.body.job.id, 150, 100);
+    expect(final.job.status).toBe("completed");
+    expect([...final.data.processing.failedStages].sort()).toEqual([...videoStages].sort());
+    expect(final.data.data.metadata.video).toBeUndefined();
+    await sleep(1500);
+    expect(await runnerCalls(url)).toBe(1);
   });
 
   // KNOWN BUG (resource-object.ts queueRunnerStages): each concurrent caller reads the record, awaits
