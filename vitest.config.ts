@@ -33,7 +33,8 @@ export default defineConfig({
                 WEBHOOK_RETRY_BASE_MS: "200",
                 WEBHOOK_URL_BASE: inject("webhookUrl"),
                 OEMBED_BASE_URL: inject("oembedUrl"),
-                FULL_WAIT_TIMEOUT_MS: "30000",
+                // Long enough for any real job here, short enough to test the bound with a slow runner.
+                FULL_WAIT_TIMEOUT_MS: "12000",
               },
             },
           })),

@@ -23,6 +23,9 @@ export type ProbeResult = z.infer<typeof ProbeResult>;
 export const StageRecord = z.object({
   state: StageState,
   attempts: z.number().int().default(0),
+  /** When the stage was put on the queue (a re-send happens only if this is stale). */
+  queuedAt: z.number().optional(),
+  /** When an engine began working on it. */
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
   durationMs: z.number().optional(),

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 /**
  * A loopback HTTP hop in front of the real runner that injects runner faults chosen by the media URL:
  * `runner=down-N` refuses the first N calls for that URL (as if the runner were down), `runner=fail` always
- * answers 500. Everything else is passed through unchanged. Counts calls per media URL.
+ * answers 500, `runner=slow-MS` answers after MS milliseconds. Everything else is passed through unchanged. Counts calls per media URL.
  */
 export async function startRunnerGate(runnerUrl: string) {
   const calls = new Map<string, number>();
@@ -22,6 +22,8 @@ export async function startRunnerGate(runnerUrl: string) {
     calls.set(mediaUrl, n);
     const down = mediaUrl.match(/runner=down-(\d+)/);
     if (down && n <= Number(down[1])) return req.socket.destroy();
+    const slow = mediaUrl.match(/runner=slow-(\d+)/);
+    if (slow) await new Promise((r) => setTimeout(r, Number(slow[1])));
     if (mediaUrl.includes("runner=fail")) {
       res.writeHead(500, { "content-type": "application/json" });
       return res.end(JSON.stringify({ status: "error", error: { code: "INTERNAL_ERROR", message: "injected failure" } }));

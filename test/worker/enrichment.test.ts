@@ -225,12 +225,9 @@ describe("runner faults", { timeout: 30_000 }, () => {
     expect(await runnerCalls(url)).toBe(1);
   });
 
-  // KNOWN BUG (resource-object.ts queueRunnerStages): each concurrent caller reads the record, awaits
-  // ENRICH_QUEUE.send, and only then marks the stages as queued, so N callers queue N messages. With a healthy
-  // runner the duplicates that share a batch are skipped by stillPending (one call); with a failing runner every
-  // duplicate is retried, which makes the extra messages countable. Flip to `it` once the stages are marked
-  // before the send.
-  it.fails("eight concurrent callers queue one runner job (counted with a failing runner: 3 attempts, not 3 per caller)", async () => {
+  // Stages are marked queued before the send, so concurrent callers queue one message. A failing runner makes
+  // any duplicate countable (every message would be retried to the limit).
+  it("eight concurrent callers queue one runner job (counted with a failing runner: 3 attempts, not 3 per caller)", async () => {
     const url = media("video.mp4", "runner=fail");
     const answers = await Promise.all(Array.from({ length: 8 }, () => inspect(url)));
     await Promise.all(answers.map((a) => pollJob(a.body.job.id, 150, 100)));
@@ -294,6 +291,37 @@ describe("queue messages are idempotent", { timeout: 20_000 }, () => {
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toEqual(["bad"]);
     expect(result.retryMessages).toEqual([]);
+  });
+});
+
+describe("full has an upper bound (FULL_WAIT_TIMEOUT_MS = 12 s in tests)", { timeout: 60_000 }, () => {
+  it("past the bound, full answers 202 with the job (the documented answer), and the job later completes", async () => {
+    const url = media("video.mp4", "runner=slow-16000");
+    const started = Date.now();
+    const res = await inspect(url, "profile=full");
+    const waited = Date.now() - started;
+    expect(res.status).toBe(202);
+    expect(waited).toBeGreaterThanOrEqual(11_500);
+    expect(waited).toBeLessThan(16_000);
+    expect(res.body.job).toMatchObject({ status: "processing" });
+    expect(res.body.message).toMatch(/background/);
+    expect(res.body.processing.status).toBe("partial");
+    const { final, seen } = await pollJob(res.body.job.id, 200, 100);
+    expect(seen.some((b) => b.job.status === "active")).toBe(true);
+    expect(final.job.status).toBe("completed");
+    expect(final.data.processing.status).toBe("complete");
+  });
+});
+
+describe("job status follows the work", { timeout: 20_000 }, () => {
+  it("delayed after a runner failure waits for its retry, then active, then completed", async () => {
+    const res = await inspect(media("video.mp4", "runner=down-1"));
+    expect(res.status).toBe(202);
+    const { final, seen } = await pollJob(res.body.job.id, 150, 50);
+    const statuses = [...new Set(seen.map((b) => b.job.status))];
+    expect(statuses).toContain("delayed");
+    expect(statuses.at(-1)).toBe("completed");
+    expect(final.data.processing.failedStages).toBeUndefined();
   });
 });
 

@@ -30,13 +30,33 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string):
         bitrate: { bps: Math.round(bps), formatted: formatBitrate(bps) },
         sampleRate: f.sampleRate,
         ...(f.numberOfChannels ? { channels: f.numberOfChannels } : {}),
-        ...(f.codec ? { codec: f.codec } : {}),
+        ...(f.codec ? { codec: ffprobeCodecName(f.codec, f.bitsPerSample) } : {}),
       };
     }
     return facts;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * music-metadata names codecs for people ("MPEG 1 Layer 3", "Vorbis I"); the runner reports ffprobe's short
+ * names. One vocabulary whichever engine read the file: map the edge names to ffprobe's.
+ */
+const ffprobeNames: [RegExp, string][] = [
+  [/^MPEG \d(\.\d)? Layer 3$/i, "mp3"],
+  [/^MPEG \d(\.\d)? Layer 2$/i, "mp2"],
+  [/AAC/i, "aac"],
+  [/^Vorbis/i, "vorbis"],
+  [/^Opus/i, "opus"],
+  [/^FLAC$/i, "flac"],
+  [/^ALAC$/i, "alac"],
+  [/^Speex/i, "speex"],
+];
+
+export function ffprobeCodecName(codec: string, bitsPerSample?: number): string {
+  if (/^PCM$/i.test(codec)) return `pcm_${bitsPerSample === 8 ? "u8" : `s${bitsPerSample ?? 16}le`}`;
+  return ffprobeNames.find(([pattern]) => pattern.test(codec))?.[1] ?? codec.toLowerCase();
 }
 
 function round(value: number, digits: number): number {

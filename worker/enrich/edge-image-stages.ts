@@ -8,14 +8,21 @@ import { thumbnailPath, thumbnailObjectKey } from "./thumbnail-store.ts";
 
 const imageStages = ["preview:thumbnail", "preview:blurhash", "preview:palette"] as const;
 
-/** Whether the Worker itself can produce this image's previews (format and size within the edge limits). */
+/**
+ * Whether the Worker itself can produce this image's previews (format, header facts and size within the
+ * edge limits). Decided from the probe alone, so a file the edge would refuse (e.g. CMYK JPEG) is queued for
+ * the media runner at the first inspection, whatever the profile: `fast` does not come back to re-plan it.
+ */
 export function isEdgeImage(record: ResourceRecord, config: Config): boolean {
   if (record.category !== "image" || record.results.edgeRefused) return false;
   const format = record.probe.mime.split("/")[1] ?? "";
-  const supported = Object.keys(edgeFormats).includes(format === "jpg" ? "jpeg" : format);
+  const edgeFormat = edgeFormats[format === "jpg" ? "jpeg" : format];
+  const image = record.results.image;
+  const refused = image ? edgeFormat?.refuse?.({ ...image, format, width: image.width ?? 0, height: image.height ?? 0 }) : undefined;
   const size = record.probe.sizeBytes;
-  const pixels = (record.results.image?.width ?? 0) * (record.results.image?.height ?? 0);
-  return supported && (size === undefined || size <= config.MAX_EDGE_IMAGE_BYTES) && pixels <= config.MAX_DECODE_PIXELS;
+  const pixels = (image?.width ?? 0) * (image?.height ?? 0);
+  return edgeFormat !== undefined && refused === undefined && (size === undefined || size <= config.MAX_EDGE_IMAGE_BYTES) &&
+    pixels <= config.MAX_DECODE_PIXELS;
 }
 
 export type EdgeImageRun = "done" | "needs-runner";

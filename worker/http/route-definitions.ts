@@ -35,7 +35,9 @@ export const inspectRoute = createRoute({
       content: { "application/json": { schema: z.union([InspectResponse, EmbedResponse]) } },
     },
     202: {
-      description: "standard profile on heavy media: the initial inspection is done; enrichments continue as `job`",
+      description:
+        "standard profile on heavy media: the initial inspection is done; enrichments continue as `job`. Also `full` when " +
+        "the stages did not finish within FULL_WAIT_TIMEOUT_MS (default 25 s): the same answer, so the caller can poll the job.",
       content: { "application/json": { schema: InspectResponse } },
     },
     ...errorResponses,

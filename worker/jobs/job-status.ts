@@ -20,8 +20,9 @@ export function jobView(job: JobRow, record: ResourceRecord | undefined): JobRes
     return { ...base, status: "completed", progress: 100, completedAt: new Date(job.completed_at ?? record.updatedAt).toISOString() };
   }
   const pending = processing.pendingStages.map((s) => record.stages[s]);
+  // active: an engine is working on a stage; delayed: nothing running, a stage waits for its retry; else waiting.
   let status: JobStatus = "waiting";
   if (pending.some((s) => s?.startedAt !== undefined)) status = "active";
-  if (pending.some((s) => (s?.attempts ?? 0) > 0)) status = "delayed";
+  else if (pending.some((s) => (s?.attempts ?? 0) > 0)) status = "delayed";
   return { ...base, status, progress: Math.round(processing.completion * 100) };
 }

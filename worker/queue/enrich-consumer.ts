@@ -34,6 +34,7 @@ export async function handleEnrichBatch(batch: MessageBatch<unknown>, env: Env):
       continue;
     }
     try {
+      await stub.markRunnerStarted(stages);
       const result = await callRunner(env, config, {
         url: job.url,
         category: job.category,

@@ -106,6 +106,18 @@ export class ResourceObject extends DurableObject<Env> {
     if (applyRunnerOutcome(record, outcome)) await this.recordChanged(record);
   }
 
+  /** The consumer is about to call the runner for these stages (job status `active`). */
+  async markRunnerStarted(stages: StageName[]): Promise<void> {
+    const record = this.store.loadRecord(Date.now());
+    if (!record) return;
+    const now = Date.now();
+    for (const stage of stages) {
+      const entry = record.stages[stage];
+      if (entry?.state === "pending") record.stages[stage] = { ...entry, startedAt: now };
+    }
+    this.store.saveRecord(record);
+  }
+
   async noteRunnerRetry(stages: StageName[], error: string): Promise<void> {
     const record = this.store.loadRecord(Date.now());
     if (!record) return;
@@ -219,7 +231,7 @@ export class ResourceObject extends DurableObject<Env> {
       stages,
     };
     // Mark the stages queued before the first await, so a concurrent caller sees them taken and sends nothing.
-    for (const stage of stages) record.stages[stage] = { ...record.stages[stage]!, startedAt: now, engine: "runner" };
+    for (const stage of stages) record.stages[stage] = { ...record.stages[stage]!, queuedAt: now, engine: "runner" };
     this.store.saveRecord(record);
     try {
       await this.env.ENRICH_QUEUE.send(message);
@@ -228,7 +240,7 @@ export class ResourceObject extends DurableObject<Env> {
       if (current) {
         for (const stage of stages) {
           const entry = current.stages[stage];
-          if (entry?.state === "pending" && entry.startedAt === now) current.stages[stage] = { ...entry, startedAt: undefined };
+          if (entry?.state === "pending" && entry.queuedAt === now) current.stages[stage] = { ...entry, queuedAt: undefined };
         }
         this.store.saveRecord(current);
       }

@@ -60,6 +60,9 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
 export function noteRetry(record: ResourceRecord, stages: StageName[], error: string): void {
   for (const stage of stages) {
     const entry = record.stages[stage];
-    if (entry?.state === "pending") record.stages[stage] = { ...entry, attempts: entry.attempts + 1, error };
+    if (entry?.state === "pending") {
+      const { startedAt: _running, ...rest } = entry;
+      record.stages[stage] = { ...rest, attempts: entry.attempts + 1, error };
+    }
   }
 }

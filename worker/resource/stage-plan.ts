@@ -11,7 +11,7 @@ export function runnerStagesOf(record: ResourceRecord, config: Config, now: numb
   if (record.category === "image" && isEdgeImage(record, config) && !record.results.edgeRefused) return [];
   return pendingStages(record).filter((stage) => {
     if (stage === "semantic" || stage === "mediaFormat" || stage === "oembed") return false;
-    const queuedAt = record.stages[stage]?.startedAt;
+    const queuedAt = record.stages[stage]?.queuedAt;
     // Queued already and not stale: the message is in flight (or retrying); don't send a duplicate.
     return queuedAt === undefined || now - queuedAt > config.STAGE_REQUEUE_AFTER_MS;
   });
