@@ -6,7 +6,7 @@ import { SELF } from "cloudflare:test";
 import { PhotonImage } from "@cf-wasm/photon/workerd";
 import { decode as decodeBlurhash, isBlurhashValid } from "blurhash";
 import { describe, expect, it } from "vitest";
-import { inspect, media, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "./helpers.ts";
 
 const main = [208, 48, 48] as const;
 const mainGray = [110, 110, 110] as const; // luminance of `main` once libvips writes the scene as grey
@@ -171,6 +171,25 @@ describe("profile=fast does not wait for generated previews", () => {
     // Answered from the record: the origin saw nothing more.
     expect(await requestsFor(url)).toHaveLength(downloadsBefore);
   });
+});
+
+describe("profile=fast on an image only the runner can decode", () => {
+  it("jpeg-cmyk.jpg: fast answers at once, the runner still gets the previews without another call", async () => {
+    const fx = cases.find((c) => c.runner)!;
+    const url = media(fx.file);
+    const started = Date.now();
+    const fast = await inspect(url, "profile=fast");
+    expect(fast.status).toBe(200);
+    expect(fast.body.processing.pendingStages).toEqual(previewStages);
+    // Wait on the job view (GET /api/v1/job never starts work itself), not on further inspections.
+    let runnerCalls = 0;
+    while (Date.now() - started < 10_000) {
+      runnerCalls = ((await (await fetch(`${origin}/__extra/runnerCalls`)).json()) as Record<string, number>)[url] ?? 0;
+      if (runnerCalls > 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(runnerCalls).toBeGreaterThan(0);
+  }, 20_000);
 });
 
 describe("a stage that fails ends done-with-no-result, never pending", () => {
