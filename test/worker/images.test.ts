@@ -2,11 +2,14 @@
 // loopback origin. Fixture scene (test/fixtures/images/generate.mjs): 96x64, the left 70 % is `main`
 // (208,48,48), the right 30 % is `other` (32,80,192) or transparent in the alpha variants. CMYK JPEG is not
 // decoded at the edge: it completes through the queue and the real media runner started by global-setup.
-import { SELF } from "cloudflare:test";
+import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { PhotonImage } from "@cf-wasm/photon/workerd";
 import { decode as decodeBlurhash, isBlurhashValid } from "blurhash";
 import { describe, expect, it } from "vitest";
+import { normalizeUrl } from "../../worker/inspect/target-url.ts";
 import { inspect, media, origin, originStats } from "./helpers.ts";
+
+const resources = (env as unknown as { RESOURCE: DurableObjectNamespace }).RESOURCE;
 
 const main = [208, 48, 48] as const;
 const mainGray = [110, 110, 110] as const; // luminance of `main` once libvips writes the scene as grey
@@ -190,6 +193,33 @@ describe("profile=fast on an image only the runner can decode", () => {
     }
     expect(runnerCalls).toBeGreaterThan(0);
   }, 20_000);
+});
+
+describe("images over the decode bound go to the media runner", () => {
+  it("a 1280x720 PNG with MAX_DECODE_PIXELS below its pixel count completes on the runner, not at the edge", async () => {
+    const url = media("image-1280x720.png");
+    const pixelBound = 1280 * 720 - 1;
+    // Per-object configuration (the object reads `this.env` on each call): only this resource sees the lower bound.
+    const stub = resources.get(resources.idFromName(normalizeUrl(new URL(url))));
+    await runInDurableObject(stub, (instance) => {
+      Object.defineProperty(instance, "env", { value: { ...env, MAX_DECODE_PIXELS: String(pixelBound) } });
+    });
+    const { status, body } = await inspect(url, "profile=full");
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.processing).toMatchObject({ status: "complete", pendingStages: [] });
+    expect(body.processing.failedStages).toBeUndefined();
+    expect(body.data.metadata.image).toMatchObject({ width: 1280, height: 720, hasAlpha: false });
+    // Longest side bounded by the default 320 px, aspect kept.
+    expect(body.data.preview.thumbnail.dimensions).toBe("320x180");
+    const thumb = await fetchThumbnail(body.data.preview.thumbnail.url);
+    expect([thumb.width, thumb.height]).toEqual([320, 180]);
+    expect(thumb.headers.get("content-type")).toBe("image/webp");
+    expect(isBlurhashValid(body.data.preview.placeholder.value).result).toBe(true);
+    expect(body.data.preview.palette.dominant).toMatch(/^#[0-9a-f]{6}$/);
+    const stages = await runInDurableObject(stub, (_instance, state) =>
+      JSON.parse(state.storage.sql.exec<{ record: string }>(`SELECT record FROM resource`).one().record).stages);
+    for (const stage of previewStages) expect(stages[stage]).toMatchObject({ state: "done", engine: "runner" });
+  }, 40_000);
 });
 
 describe("a stage that fails ends done-with-no-result, never pending", () => {
