@@ -41,6 +41,15 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
       case "media":
         return serveFile(req, res, parts.slice(1).join("/"), url.searchParams.has("norange"), url.searchParams.get("type"), count,
           url.searchParams.get("disposition"), framingHeaders(url.searchParams));
+      case "probe-only": {
+        // Range requests are served; a plain GET of the whole file fails with 503 (an origin that breaks
+        // after a good probe).
+        if (!req.headers.range) {
+          res.writeHead(503, { "content-type": "text/plain" });
+          return res.end("unavailable");
+        }
+        return serveFile(req, res, parts.slice(1).join("/"), false, null, count);
+      }
       case "corrupt": {
         // /corrupt/<file>?keep=N: the first N bytes of a real file (e.g. a PNG signature and IHDR), then
         // deterministic garbage: the header reads fine, decoding the pixels fails.
@@ -96,7 +105,20 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
       }
       case "lying.png": {
         // Claims a 2000-byte file to Range requests, but a full GET streams 60 MB (chunked, no length).
+        // ?claim=N claims an N-byte file instead and answers the requested range of it (N above the probe head
+        // makes the Worker download the "whole" file, which then never ends).
         const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000064000000640806000000", "hex");
+        const claim = Number(url.searchParams.get("claim") ?? 0);
+        const range = req.headers.range?.match(/^bytes=(\d+)-(\d+)$/);
+        if (claim > 0 && range) {
+          const start = Number(range[1]);
+          const end = Math.min(Number(range[2]), claim - 1);
+          const body = Buffer.alloc(end - start + 1);
+          if (start === 0) png.copy(body);
+          res.writeHead(206, { "content-type": "image/png", "content-range": `bytes ${start}-${end}/${claim}`, "content-length": body.length });
+          count(body);
+          return res.end(body);
+        }
         if (req.headers.range) {
           res.writeHead(206, { "content-type": "image/png", "content-range": "bytes 0-1999/2000", "content-length": 2000 });
           const body = Buffer.concat([png, Buffer.alloc(2000 - png.length)]);

@@ -104,6 +104,18 @@ async function expectCompleteImage(body: any, fx: ImageCase) {
   expect(distance(rgbOf(palette.dominant), fx.dominant)).toBeLessThan(fx.tolerance);
 }
 
+describe("an origin that fails the full download after a good probe", () => {
+  it("ends the preview stages as failed (complete, listed in failedStages), never pending", async () => {
+    const url = `${origin}/probe-only/image-1280x720.png?n=${crypto.randomUUID()}`;
+    const res = await inspect(url, "profile=standard");
+    expect(res.status).toBe(200);
+    expect(res.body.processing.status).toBe("complete");
+    expect(res.body.processing.failedStages).toEqual(["preview:thumbnail", "preview:blurhash", "preview:palette"]);
+    expect(res.body.data.metadata.image).toMatchObject({ width: 1280, height: 720 });
+    expect(res.body.data.preview).toBeUndefined();
+  });
+});
+
 describe("images through the Worker: every edge format and CMYK via the runner", () => {
   it.each(cases.filter((c) => !c.runner))("$file: standard answers 200 complete with previews", async (fx) => {
     const url = media(fx.file);

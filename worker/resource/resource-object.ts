@@ -14,7 +14,7 @@ import { newJobId } from "../jobs/job-id.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import { jobView } from "../jobs/job-status.ts";
 import { deliverWebhook } from "../webhook/deliver-webhook.ts";
-import { pendingStages } from "./create-record.ts";
+import { finishStage, pendingStages } from "./create-record.ts";
 import { RecordStore } from "./record-store.ts";
 import { applyRunnerOutcome, noteRetry, type RunnerOutcome } from "./runner-results.ts";
 import { runnerStagesOf } from "./stage-plan.ts";
@@ -204,16 +204,25 @@ export class ResourceObject extends DurableObject<Env> {
     const record = this.store.loadRecord(Date.now());
     if (!record || !this.edgePending(record)) return;
     try {
-      await runEdgeImageStages(record, this.config, this.env.THUMBNAILS, this.wholeFile);
+      const run = await runEdgeImageStages(record, this.config, this.env.THUMBNAILS, this.wholeFile);
       this.wholeFile = undefined;
       await this.recordChanged(record);
+      // Refused at decode time (format or size found only then): the runner takes over.
+      if (run === "needs-runner") await this.queueRunnerStages(record);
     } catch (err) {
       if (err instanceof ApiError && (err.status === 413 || err.status === 404)) {
         // The file turned out to be over the cap (or gone) although its headers said otherwise.
         this.store.deleteRecord();
         this.rememberError(err);
+        throw err;
       }
-      throw err;
+      // The download failed (5xx, reset, timeout) after a good probe: the previews end as failed, never pending.
+      const reason = err instanceof ApiError ? `${err.code}: ${err.publicMessage}` : "edge image stages failed";
+      if (!(err instanceof ApiError)) console.error("edge image stages failed", err);
+      for (const stage of pendingStages(record)) {
+        if (stage.startsWith("preview:") || stage === "metadata:image") finishStage(record, stage, { state: "failed", error: reason, engine: "edge" });
+      }
+      await this.recordChanged(record);
     }
   }
 
