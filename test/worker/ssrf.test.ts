@@ -169,8 +169,7 @@ describe("redirects to denied targets", () => {
 });
 
 describe("webhookUrl", () => {
-  // The lead's webhook work validates webhookUrl's address; today only its scheme and shape are checked.
-  it.todo("a webhookUrl at a private address is refused before anything is sent", async () => {
+  it("a webhookUrl at a private address is refused before anything is sent", async () => {
     const { status, body } = await expectNoTrapConnection(() =>
       SELF.fetch("http://service/api/v1/inspect?profile=fast", {
         method: "POST",
