@@ -42,9 +42,9 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         return serveFile(req, res, parts.slice(1).join("/"), url.searchParams.has("norange"), url.searchParams.get("type"), count,
           url.searchParams.get("disposition"), framingHeaders(url.searchParams));
       case "probe-only": {
-        // Range requests are served; a plain GET of the whole file fails with 503 (an origin that breaks
+        // The first bytes are served (the probe); any later request fails with 503 (an origin that breaks
         // after a good probe).
-        if (!req.headers.range) {
+        if (!req.headers.range?.startsWith("bytes=0-")) {
           res.writeHead(503, { "content-type": "text/plain" });
           return res.end("unavailable");
         }

@@ -113,8 +113,8 @@ describe("a page without a link", () => {
     const r = await inspect(url, "profile=standard");
     expect(r.status).toBe(200);
     expect(r.body.data.semantic).toEqual({ kind: "webpage", title: "Tom & Jerry's <page>" });
-    // identity.url is the WHATWG-serialised input (the ' in the query is percent-encoded).
-    expect(r.body.data.identity).toMatchObject({ mime: "text/html", url: new URL(url).href });
+    // identity.url is the input as given (SPEC 2.2); finalUrl is the WHATWG-serialised URL fetched.
+    expect(r.body.data.identity).toMatchObject({ mime: "text/html", url, finalUrl: new URL(url).href });
     expect(r.body.data.identity.canonicalUrl).toBeUndefined();
     expect(r.body.data.provider).toBeUndefined();
     expect(r.body.data.playback).toMatchObject({ strategy: "link" });

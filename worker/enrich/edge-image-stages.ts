@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import { fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
+import { parseContentRange } from "../probe/content-range.ts";
 import { errors } from "../http/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { finishStage } from "../resource/create-record.ts";
@@ -36,10 +37,10 @@ export async function runEdgeImageStages(
   record: ResourceRecord,
   config: Config,
   bucket: R2Bucket,
-  wholeFile?: Uint8Array,
+  head?: Uint8Array,
 ): Promise<EdgeImageRun> {
   const started = performance.now();
-  const bytes = wholeFile ?? (await downloadImage(record, config));
+  const bytes = await imageBytes(record, config, head);
   if (bytes.byteLength > config.MAX_EDGE_IMAGE_BYTES) {
     record.results.edgeRefused = `larger than ${config.MAX_EDGE_IMAGE_BYTES} bytes`;
     return "needs-runner";
@@ -74,11 +75,32 @@ export async function runEdgeImageStages(
   return "done";
 }
 
-async function downloadImage(record: ResourceRecord, config: Config): Promise<Uint8Array> {
+/**
+ * The image's bytes, pulling each byte from the origin once: the probe's head is reused, and when the origin
+ * serves ranges only the rest is requested. Otherwise one capped GET of the whole file.
+ */
+async function imageBytes(record: ResourceRecord, config: Config, head?: Uint8Array): Promise<Uint8Array> {
+  const size = record.probe.sizeBytes;
+  if (head && size !== undefined && head.byteLength >= size) return head.subarray(0, size);
   const policy = fetchPolicy(config);
+  const resume = head !== undefined && head.byteLength > 0 && record.probe.streamable && size !== undefined;
+  if (resume) {
+    const { response } = await safeFetch(record.probe.finalUrl, { headers: { range: `bytes=${head.byteLength}-` } }, policy);
+    const range = parseContentRange(response.headers.get("content-range"));
+    if (response.status === 404) throw errors.notFound();
+    if (response.status === 206 && range?.start === head.byteLength && range.total === size) {
+      const rest = await readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
+      const bytes = new Uint8Array(head.byteLength + rest.byteLength);
+      bytes.set(head);
+      bytes.set(rest, head.byteLength);
+      return bytes;
+    }
+    // Not the rest we asked for (the origin changed its mind about ranges, or lies): read the whole file.
+    await response.body?.cancel();
+  }
   const { response } = await safeFetch(record.probe.finalUrl, {}, policy);
   if (response.status === 404) throw errors.notFound();
-  if (!response.ok) {
+  if (response.status !== 200) {
     await response.body?.cancel();
     throw errors.badGateway(`The remote server answered ${response.status}.`);
   }

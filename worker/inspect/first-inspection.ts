@@ -21,8 +21,8 @@ export interface FirstInspectionInput {
  */
 export interface FirstInspection {
   record: ResourceRecord;
-  /** The whole file, when it fit in the probe's first bytes: later stages need not download it again. */
-  wholeFile?: Uint8Array;
+  /** The probe's first bytes of an image: the edge stages fetch only the rest (or nothing, if this is all). */
+  imageHead?: Uint8Array;
 }
 
 export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<FirstInspection> {
@@ -101,6 +101,5 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
     finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - probedAt, engine: "edge" });
   }
   record.timings.total = Math.round(performance.now() - started);
-  const whole = probe.sizeBytes !== undefined && head.byteLength === probe.sizeBytes;
-  return { record, ...(whole ? { wholeFile: head } : {}) };
+  return { record, ...(category === "image" ? { imageHead: head } : {}) };
 }

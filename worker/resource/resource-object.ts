@@ -45,8 +45,8 @@ export class ResourceObject extends DurableObject<Env> {
   private readonly jobs: JobStore;
   private inflight?: Promise<ResourceRecord>;
   private edgeWork?: Promise<void>;
-  /** A file small enough to arrive whole with the probe, kept until the edge stages have used it. */
-  private wholeFile?: Uint8Array;
+  /** An image's first bytes from the probe, kept until the edge stages have used them (at most PROBE_HEAD_BYTES). */
+  private imageHead?: Uint8Array;
   private readonly waiters = new Set<() => void>();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -146,8 +146,8 @@ export class ResourceObject extends DurableObject<Env> {
 
   private async probe(call: InspectCall): Promise<ResourceRecord> {
     try {
-      const { record, wholeFile } = await firstInspection(call, this.config);
-      this.wholeFile = wholeFile;
+      const { record, imageHead } = await firstInspection(call, this.config);
+      this.imageHead = imageHead;
       // Provider-native data (title, thumbnail) is wanted even by `fast`, so oEmbed runs before the first answer.
       if (record.provider) await runOembedStage(record, this.config);
       this.store.saveRecord(record);
@@ -204,8 +204,8 @@ export class ResourceObject extends DurableObject<Env> {
     const record = this.store.loadRecord(Date.now());
     if (!record || !this.edgePending(record)) return;
     try {
-      const run = await runEdgeImageStages(record, this.config, this.env.THUMBNAILS, this.wholeFile);
-      this.wholeFile = undefined;
+      const run = await runEdgeImageStages(record, this.config, this.env.THUMBNAILS, this.imageHead);
+      this.imageHead = undefined;
       await this.recordChanged(record);
       // Refused at decode time (format or size found only then): the runner takes over.
       if (run === "needs-runner") await this.queueRunnerStages(record);
