@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closable } from "./closable.ts";
 
 /**
  * A loopback DNS-over-HTTPS resolver speaking the JSON API (application/dns-json) with a fixed zone,
@@ -17,7 +18,8 @@ export async function startFakeDoh(zone: Record<string, { A?: string[]; AAAA?: s
     res.writeHead(200, { "content-type": "application/dns-json" });
     res.end(JSON.stringify({ Status: records ? 0 : 3, Answer: answers }));
   });
+  const close = closable(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/dns-query`, queries, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: `http://127.0.0.1:${port}/dns-query`, queries, close };
 }

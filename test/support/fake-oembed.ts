@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closable } from "./closable.ts";
 
 /**
  * A loopback stand-in for providers' oEmbed endpoints, reached through OEMBED_BASE_URL as
@@ -39,9 +40,10 @@ export async function startFakeOembed() {
       html: `<iframe src="https://player.example.test/embed" width="640" height="360"></iframe>`,
     });
   });
+  const close = closable(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, port, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: `http://127.0.0.1:${port}`, port, requests, close };
 }
 
 function send(res: import("node:http").ServerResponse, status: number, body: unknown) {

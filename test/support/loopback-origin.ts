@@ -2,6 +2,7 @@ import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer, type AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
+import { closable } from "./closable.ts";
 
 const types: Record<string, string> = {
   ".png": "image/png", ".jpg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif", ".avif": "image/avif",
@@ -192,8 +193,10 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
     port,
     stats,
     async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        for (const s of sockets) s.destroy();
+      });
     },
   };
 }
@@ -303,16 +306,18 @@ function json(res: ServerResponse, body: unknown) {
 /** A server that answers raw non-HTTP bytes. */
 export async function startGarbageServer(host = "127.0.0.1") {
   const server: TcpServer = createTcpServer((s) => s.end("THIS IS NOT HTTP\r\n\r\n\x00\x01\x02"));
+  const close = closable(server);
   await new Promise<void>((r) => server.listen(0, host, r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://${host}:${port}`, port, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: `http://${host}:${port}`, port, close };
 }
 
 /** Counts TCP connections: proof that a refused target was never contacted. */
 export async function startConnectionTrap(host: string) {
   let connections = 0;
   const server: TcpServer = createTcpServer((s) => { connections += 1; s.destroy(); });
+  const close = closable(server);
   await new Promise<void>((r) => server.listen(0, host, r));
   const { port } = server.address() as AddressInfo;
-  return { port, connections: () => connections, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { port, connections: () => connections, close };
 }

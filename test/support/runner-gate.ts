@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closable } from "./closable.ts";
 
 /**
  * A loopback HTTP hop in front of the real runner that injects runner faults chosen by the media URL:
@@ -36,12 +37,13 @@ export async function startRunnerGate(runnerUrl: string) {
     res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
     res.end(Buffer.from(await upstream.arrayBuffer()));
   });
+  const close = closable(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     calls: () => Object.fromEntries(calls),
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close,
   };
 }

@@ -27,8 +27,11 @@ export async function startRunnerProcess(root: string, env: Record<string, strin
     url,
     async stop() {
       if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
+      const force = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(force);
     },
   };
 }

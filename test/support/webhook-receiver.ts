@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closable } from "./closable.ts";
 
 export interface ReceivedWebhook {
   path: string;
@@ -24,7 +25,8 @@ export async function startWebhookReceiver() {
     res.writeHead(status);
     res.end();
   });
+  const close = closable(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: `http://127.0.0.1:${port}`, port, received, close };
 }

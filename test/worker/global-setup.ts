@@ -71,7 +71,9 @@ export default async function setup(project: TestProject) {
   );
   project.provide("trapPort", trap.port);
   return async () => {
-    await Promise.all([origin.close(), garbage.close(), doh.close(), trap.close(), receiver.close(), gate.close(), oembed.close()]);
+    // Bounded, so a server that cannot close never keeps the test run alive.
+    const closing = Promise.all([origin.close(), garbage.close(), doh.close(), trap.close(), receiver.close(), gate.close(), oembed.close()]);
+    await Promise.race([closing, new Promise((r) => setTimeout(r, 5_000).unref())]);
     await runner.stop();
   };
 }
