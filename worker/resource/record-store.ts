@@ -52,6 +52,11 @@ export class RecordStore {
     this.sql.exec(`DELETE FROM origin_error`);
   }
 
+  deleteExpired(now: number): void {
+    this.sql.exec(`DELETE FROM resource WHERE expires_at <= ?`, now);
+    this.sql.exec(`DELETE FROM origin_error WHERE expires_at <= ?`, now);
+  }
+
   /** Earliest moment anything stored here expires (for the cleanup alarm). */
   nextExpiry(): number | undefined {
     const row = this.sql.exec<{ t: number | null }>(

@@ -1,8 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { getConfig, type Config } from "../config.ts";
 import { ApiError } from "../http/api-error.ts";
-import { deriveProcessing, project } from "../../shared/projection/index.ts";
-import type { Profile, InspectResponse } from "../../shared/schemas/inspect.ts";
+import type { Profile } from "../../shared/schemas/inspect.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
@@ -13,7 +12,7 @@ import { runOembedStage } from "../enrich/oembed-stage.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import { jobView } from "../jobs/job-status.ts";
-import { deliverWebhook } from "../webhook/deliver-webhook.ts";
+import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
 import { finishStage, pendingStages } from "./create-record.ts";
 import { RecordStore } from "./record-store.ts";
 import { applyRunnerOutcome, noteRetry, type RunnerOutcome } from "./runner-results.ts";
@@ -77,7 +76,7 @@ export class ResourceObject extends DurableObject<Env> {
         const id = newJobId(this.ctx.id.toString());
         this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl);
         job = { id, status: complete ? "complete" : "processing" };
-        if (complete) await this.completeJobs(record);
+        if (complete) await this.completeJobs();
       }
       return { ok: true, record, responseSource, ...(job ? { job } : {}) };
     } catch (err) {
@@ -262,16 +261,15 @@ export class ResourceObject extends DurableObject<Env> {
     const complete = pendingStages(record).length === 0;
     if (complete) record.timings.total = Math.max(record.timings.total ?? 0, Date.now() - record.createdAt);
     this.store.saveRecord(record);
-    if (complete) await this.completeJobs(record);
+    if (complete) await this.completeJobs();
     for (const wake of [...this.waiters]) wake();
   }
 
-  private async completeJobs(record: ResourceRecord): Promise<void> {
+  private async completeJobs(): Promise<void> {
     const now = Date.now();
     const withWebhook = this.jobs.completeOpen(now, this.config.JOB_TTL_SECONDS * 1000);
     for (const job of withWebhook) this.jobs.scheduleDelivery(job.id, `msg_${job.id.slice(-32)}`, now);
     if (withWebhook.length > 0) await this.scheduleAlarm(now);
-    void record;
   }
 
   /** Resolves when every stage is done or the time is up; woken by recordChanged, no polling. */
@@ -295,55 +293,17 @@ export class ResourceObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const now = Date.now();
     await this.runEdgeStages().catch(() => {});
-    await this.deliverDueWebhooks(now);
-    const record = this.store.loadRecord(now);
-    if (!record) this.store.deleteRecord();
-    if ((this.store.loadError(now) ?? null) === null) this.store.clearError();
+    await deliverDueWebhooks(this.jobs, this.store.loadRecord(now), this.config, now);
+    // Expired rows go; the record and jobs each keep their own TTL.
+    this.store.deleteExpired(now);
     this.jobs.deleteExpired(now);
     const next = [this.store.nextExpiry(), this.jobs.nextExpiry(), this.jobs.nextDeliveryAt()].filter((t): t is number => t !== undefined);
     if (next.length > 0) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, Math.min(...next)));
   }
 
-  private async deliverDueWebhooks(now: number): Promise<void> {
-    const due = this.jobs.dueDeliveries(now);
-    if (due.length === 0) return;
-    const record = this.store.loadRecord(now);
-    const config = this.config;
-    for (const delivery of due) {
-      const result = record
-        ? (project(record, { profile: "standard", responseSource: "cache" }) as InspectResponse)
-        : undefined;
-      const outcome = await deliverWebhook(config, delivery.webhook_url, delivery.message_id, {
-        type: "inspection.completed",
-        timestamp: new Date(delivery.completed_at).toISOString(),
-        data: {
-          jobId: delivery.job_id,
-          url: record?.url ?? "",
-          status: record ? "completed" : "failed",
-          ...(result ? { result } : {}),
-        },
-      });
-      const attempt = delivery.attempts + 1;
-      if (outcome.ok) this.jobs.recordAttempt(delivery.job_id, { deliveredAt: Date.now() });
-      else if (outcome.permanent || attempt >= config.WEBHOOK_MAX_ATTEMPTS) {
-        this.jobs.recordAttempt(delivery.job_id, { gaveUpAt: Date.now(), error: outcome.error });
-      } else {
-        // Exponential backoff: base, 2x base, 4x base, ...
-        const delay = config.WEBHOOK_RETRY_BASE_MS * 2 ** (attempt - 1);
-        this.jobs.recordAttempt(delivery.job_id, { nextAttemptAt: Date.now() + delay, error: outcome.error });
-      }
-    }
-  }
-
   private async scheduleAlarm(at: number): Promise<void> {
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
-  }
-
-  /** Test/diagnostic view of processing and deliveries for one job. */
-  async debugJob(jobId: string) {
-    const record = this.store.loadRecord(Date.now());
-    return { processing: record ? deriveProcessing(record) : undefined, delivery: this.jobs.delivery(jobId) };
   }
 }
 

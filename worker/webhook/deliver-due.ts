@@ -1,0 +1,37 @@
+import type { Config } from "../config.ts";
+import type { JobStore } from "../jobs/job-store.ts";
+import { project } from "../../shared/projection/index.ts";
+import type { InspectResponse } from "../../shared/schemas/inspect.ts";
+import type { ResourceRecord } from "../../shared/schemas/record.ts";
+import { deliverWebhook } from "./deliver-webhook.ts";
+
+/**
+ * Sends every webhook delivery that is due (called from the resource's alarm). A 2xx ends a delivery; a
+ * failure is retried after WEBHOOK_RETRY_BASE_MS x 2^(attempt-1), until WEBHOOK_MAX_ATTEMPTS or a permanent
+ * refusal (the target became a denied address).
+ */
+export async function deliverDueWebhooks(jobs: JobStore, record: ResourceRecord | undefined, config: Config, now: number): Promise<void> {
+  const due = jobs.dueDeliveries(now);
+  if (due.length === 0) return;
+  const result = record ? (project(record, { profile: "standard", responseSource: "cache" }) as InspectResponse) : undefined;
+  for (const delivery of due) {
+    const outcome = await deliverWebhook(config, delivery.webhook_url, delivery.message_id, {
+      type: "inspection.completed",
+      timestamp: new Date(delivery.completed_at).toISOString(),
+      data: {
+        jobId: delivery.job_id,
+        url: record?.url ?? "",
+        status: record ? "completed" : "failed",
+        ...(result ? { result } : {}),
+      },
+    });
+    const attempt = delivery.attempts + 1;
+    if (outcome.ok) jobs.recordAttempt(delivery.job_id, { deliveredAt: Date.now() });
+    else if (outcome.permanent || attempt >= config.WEBHOOK_MAX_ATTEMPTS) {
+      jobs.recordAttempt(delivery.job_id, { gaveUpAt: Date.now(), error: outcome.error });
+    } else {
+      const delay = config.WEBHOOK_RETRY_BASE_MS * 2 ** (attempt - 1);
+      jobs.recordAttempt(delivery.job_id, { nextAttemptAt: Date.now() + delay, error: outcome.error });
+    }
+  }
+}
