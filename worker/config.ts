@@ -47,7 +47,11 @@ export const ConfigSchema = z.object({
   /** Longest time `profile=full` waits for background stages before answering 202 with the job. Default 25 s. */
   FULL_WAIT_TIMEOUT_MS: int(25_000),
   /** Secret for webhook signatures (Standard Webhooks: `whsec_` + base64 key). Webhooks are refused while unset. */
-  WEBHOOK_SECRET: z.string().default(""),
+  WEBHOOK_SECRET: z
+    .string()
+    .regex(/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/, "must be whsec_ followed by a base64 key")
+    .optional()
+    .transform((v) => v ?? ""),
   /** Webhook delivery attempts before giving up. Default 8. */
   WEBHOOK_MAX_ATTEMPTS: int(8),
   /** First webhook retry delay; doubles each attempt (1 s, 2 s, 4 s, ...). Default 1 s. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError, errors } from "../http/api-error.ts";
+import { errors } from "../http/api-error.ts";
 
 // DNS over HTTPS (JSON API, as served by Cloudflare and Google): the Worker cannot hook DNS at connect time,
 // so it resolves hostnames itself and checks every address before any connection to the target is made.
@@ -31,8 +31,4 @@ export async function resolveHost(resolverUrl: string, hostname: string, signal:
   });
   const results = await Promise.all(lookups);
   return results.flat();
-}
-
-export function isApiError(err: unknown): err is ApiError {
-  return err instanceof ApiError;
 }

@@ -27,6 +27,11 @@ export const errors = {
   badGateway: (msg: string, detail?: string) => new ApiError(502, "BAD_GATEWAY", msg, detail),
 };
 
+/** Rebuilds an error that crossed an RPC boundary or storage as its public fields. */
+export function apiErrorFrom(error: { status: number; code: string; message: string }): ApiError {
+  return new ApiError(error.status as ContentfulStatusCode, error.code as ErrorCode, error.message);
+}
+
 export function errorBody(code: ErrorCode, message: string) {
   return { status: "error" as const, error: { code, message } };
 }

@@ -2,7 +2,7 @@ import { detectProvider } from "../../shared/providers/index.ts";
 import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { ApiError, errors } from "../http/api-error.ts";
+import { apiErrorFrom, errors } from "../http/api-error.ts";
 import type { InspectReply } from "../resource/resource-object.ts";
 import { getConfig, type Config } from "../config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
@@ -37,7 +37,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(match ? { provider: match } : {}),
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
   })) as unknown as InspectReply;
-  if (!reply.ok) throw new ApiError(reply.error.status as 400, reply.error.code as "BAD_GATEWAY", reply.error.message);
+  if (!reply.ok) throw apiErrorFrom(reply.error);
   // identity.url is the caller's input as given (SPEC 2.2); finalUrl and canonicalUrl carry the normalised forms.
   const record: ResourceRecord = { ...reply.record, url: body.url.trim() };
   if (match && record.provider) record.provider = { ...record.provider, embedUrl: match.embedUrl };

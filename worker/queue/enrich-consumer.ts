@@ -4,6 +4,7 @@ import { callRunner, RunnerError } from "../runner/runner-client.ts";
 import { toRunnerStages } from "../resource/stage-plan.ts";
 import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
 import type { RunnerOutcome } from "../resource/runner-results.ts";
+import { base64ToBytes } from "../encoding/base64.ts";
 
 /**
  * Queue consumer for heavy stages: calls the media runner, stores the thumbnail in R2, writes the result into
@@ -61,11 +62,4 @@ export async function handleEnrichBatch(batch: MessageBatch<unknown>, env: Env):
       }
     }
   }
-}
-
-function base64ToBytes(base64: string): Uint8Array {
-  const binary = atob(base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }

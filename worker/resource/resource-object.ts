@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { getConfig, type Config } from "../config.ts";
-import { ApiError } from "../http/api-error.ts";
+import { ApiError, apiErrorFrom } from "../http/api-error.ts";
 import type { Profile } from "../../shared/schemas/inspect.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
@@ -133,7 +133,7 @@ export class ResourceObject extends DurableObject<Env> {
       return { record: stored, responseSource: "cache" };
     }
     const cachedError = this.store.loadError(now);
-    if (cachedError) throw new ApiError(cachedError.status as 400, cachedError.code as "BAD_GATEWAY", cachedError.message);
+    if (cachedError) throw apiErrorFrom(cachedError);
     if (this.inflight) return { record: await this.inflight, responseSource: "inflight" };
     this.inflight = this.probe(call);
     try {

@@ -1,3 +1,5 @@
+import { base64ToBytes, bytesToBase64 } from "../encoding/base64.ts";
+
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): the signed content is
  * `${webhook-id}.${webhook-timestamp}.${body}`, HMAC-SHA256 with the secret's bytes (base64 after `whsec_`),
@@ -7,19 +9,10 @@ export async function signWebhook(secret: string, id: string, timestampSeconds: 
   const keyBytes = secretBytes(secret);
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestampSeconds}.${body}`));
-  return `v1,${toBase64(new Uint8Array(mac))}`;
+  return `v1,${bytesToBase64(new Uint8Array(mac))}`;
 }
 
 export function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   const raw = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
-  const binary = atob(raw);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
+  return base64ToBytes(raw);
 }
