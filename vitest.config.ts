@@ -64,6 +64,16 @@ export default defineConfig({
           hookTimeout: 150_000,
         },
       },
+      {
+        // Real Chromium (Debian's, driven by playwright-core) against the real `npm start`; see test/browser/.
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 150_000,
+        },
+      },
     ],
   },
 });

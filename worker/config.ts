@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defaultMaxDecodePixels } from "./enrich/image/limits.ts";
+import { defaultMaxDecodePixels } from "./limits.ts";
+import { MAX_SOURCE_BYTES, THUMBNAIL_MAX_PX } from "../shared/limits.ts";
 
 /**
  * All Worker settings, read once per request from the environment (wrangler vars, `npm start` env, or test
@@ -15,7 +16,7 @@ export const ConfigSchema = z.object({
   /** Deadline for one whole outbound exchange (DNS, redirects, body). Default 10 s. */
   FETCH_TIMEOUT_MS: int(10_000),
   /** Largest remote file accepted, checked on Content-Length and on streamed bytes. Default 50 MiB. */
-  MAX_SOURCE_BYTES: int(50 * 1024 * 1024),
+  MAX_SOURCE_BYTES: int(MAX_SOURCE_BYTES),
   /** Redirect hops followed (each re-checked). Default 5. */
   MAX_REDIRECTS: int(5),
   /** Bytes requested by the first Range probe. Default 64 KiB: enough for file-type and most headers. */
@@ -27,7 +28,7 @@ export const ConfigSchema = z.object({
   /** How long an origin error (404, 5xx, timeout) is remembered. Default 60 s. */
   ERROR_TTL_SECONDS: int(60),
   /** Longest side of generated thumbnails. Default 320 px. */
-  THUMBNAIL_MAX_PX: int(320),
+  THUMBNAIL_MAX_PX: int(THUMBNAIL_MAX_PX),
   /** Images up to this size are decoded at the edge; larger go to the media runner. Default 12 MiB. */
   MAX_EDGE_IMAGE_BYTES: int(12 * 1024 * 1024),
   /** Pixel bound checked from the header before decoding at the edge. Default ~7 MP: photon peaks near 12 bytes/pixel and the isolate has 128 MB. */

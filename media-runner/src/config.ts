@@ -2,6 +2,7 @@
  * All runner configuration, read once from the environment and validated at start. A bad value stops the
  * runner with a message naming the variable and the expected format.
  */
+import { MAX_SOURCE_BYTES } from "../../shared/limits.ts";
 import { z } from "zod";
 import { parseAllowlist, type Allowlist } from "../../shared/net/index.ts";
 
@@ -21,8 +22,8 @@ const Env = z.object({
   RUNNER_CONCURRENCY: integer(1, 64).default(2),
   /** Jobs allowed to wait for a slot; beyond that the runner answers 503 RUNNER_BUSY. */
   RUNNER_MAX_QUEUE: integer(0, 10_000).default(32),
-  /** Cap on bytes pulled from the origin per job (and on the announced size): 50 MB. */
-  RUNNER_MAX_SOURCE_BYTES: integer(1, 2 ** 40).default(50_000_000),
+  /** Cap on bytes pulled from the origin per job (and on the announced size): the shared 50 MiB. */
+  RUNNER_MAX_SOURCE_BYTES: integer(1, 2 ** 40).default(MAX_SOURCE_BYTES),
   /** Deadline of each outbound request (connect, headers and body). */
   RUNNER_FETCH_TIMEOUT_MS: integer(1, 600_000).default(10_000),
   /** Redirect hops followed by hand, each re-checked against the SSRF policy. */

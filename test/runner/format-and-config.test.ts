@@ -24,7 +24,7 @@ describe("runner configuration", () => {
   it("applies the documented defaults", () => {
     const config = loadConfig({ RUNNER_TOKEN: token });
     expect(config).toMatchObject({
-      port: 8788, host: "127.0.0.1", concurrency: 2, maxQueue: 32, maxSourceBytes: 50_000_000,
+      port: 8788, host: "127.0.0.1", concurrency: 2, maxQueue: 32, maxSourceBytes: 52_428_800,
       fetchTimeoutMs: 10_000, maxRedirects: 5, maxDecodePixels: 50_000_000,
     });
     expect(config.allowlist.entries).toEqual([]);

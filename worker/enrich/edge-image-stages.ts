@@ -1,7 +1,7 @@
 import type { Config } from "../config.ts";
 import { fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
 import { parseContentRange } from "../probe/content-range.ts";
-import { errors } from "../http/api-error.ts";
+import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { finishStage } from "../resource/create-record.ts";
 import { edgeFormats, processImageAtEdge } from "./image/index.ts";

@@ -1,5 +1,5 @@
 import { checkIpAddress, classifyUrlHost, effectivePort, type Allowlist } from "../../shared/net/index.ts";
-import { errors } from "../http/api-error.ts";
+import { errors } from "../errors/api-error.ts";
 import { resolveHost } from "./doh-resolver.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errors } from "../http/api-error.ts";
+import { errors } from "../errors/api-error.ts";
 
 // DNS over HTTPS (JSON API, as served by Cloudflare and Google): the Worker cannot hook DNS at connect time,
 // so it resolves hostnames itself and checks every address before any connection to the target is made.

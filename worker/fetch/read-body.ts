@@ -1,4 +1,4 @@
-import { errors } from "../http/api-error.ts";
+import { errors } from "../errors/api-error.ts";
 import { toApiError } from "./safe-fetch.ts";
 import type { Deadline } from "./deadline.ts";
 

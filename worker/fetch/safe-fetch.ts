@@ -1,5 +1,5 @@
 import type { Allowlist } from "../../shared/net/index.ts";
-import { ApiError, errors } from "../http/api-error.ts";
+import { ApiError, errors } from "../errors/api-error.ts";
 import { assertPublicTarget } from "./address-guard.ts";
 import type { Deadline } from "./deadline.ts";
 import { outboundHeaders } from "./outbound-headers.ts";

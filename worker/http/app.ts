@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
 import { inspectUrl } from "../inspect/inspect-service.ts";
-import { errorBody } from "./api-error.ts";
+import { errorBody } from "../errors/api-error.ts";
 import { notFound, onError, validationHook } from "./error-handling.ts";
 import { completionWebhook, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { getJob } from "../jobs/job-service.ts";

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { ApiError, errorBody } from "./api-error.ts";
+import { ApiError, errorBody } from "../errors/api-error.ts";
 
 /** Routes and their methods, so a wrong method gets 405 (with Allow) rather than 404. */
 const knownRoutes: { pattern: RegExp; methods: string[] }[] = [

@@ -2,7 +2,7 @@ import { detectProvider } from "../../shared/providers/index.ts";
 import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { apiErrorFrom, errors } from "../http/api-error.ts";
+import { apiErrorFrom, errors } from "../errors/api-error.ts";
 import type { InspectReply } from "../resource/resource-object.ts";
 import { getConfig, type Config } from "../config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";

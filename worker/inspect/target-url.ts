@@ -1,5 +1,5 @@
 import { maxUrlLength } from "../../shared/schemas/inspect.ts";
-import { errors } from "../http/api-error.ts";
+import { errors } from "../errors/api-error.ts";
 
 /** Validates a caller-supplied URL (SPEC 8: http/https only) and returns it parsed by the WHATWG parser. */
 export function parseTargetUrl(raw: string, field = "url"): URL {

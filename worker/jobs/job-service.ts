@@ -2,7 +2,7 @@ import { project } from "../../shared/projection/index.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
 import type { JobReply } from "../resource/resource-object.ts";
 import { objectIdOfJob } from "./job-id.ts";
-import { ApiError } from "../http/api-error.ts";
+import { ApiError } from "../errors/api-error.ts";
 
 const notFound = (id: string) =>
   new ApiError(404, "JOB_NOT_FOUND", `No job with id ${JSON.stringify(id.slice(0, 200))} (unknown, expired or malformed).`);

@@ -1,4 +1,4 @@
-import { errors } from "../http/api-error.ts";
+import { errors } from "../errors/api-error.ts";
 import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
 
 /**

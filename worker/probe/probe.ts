@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import { errors } from "../http/api-error.ts";
+import { errors } from "../errors/api-error.ts";
 import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
 import type { ProbeResult } from "../../shared/schemas/record.ts";
 import { RangeByteSource } from "./byte-source.ts";

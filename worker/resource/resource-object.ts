@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { getConfig, type Config } from "../config.ts";
-import { ApiError, apiErrorFrom } from "../http/api-error.ts";
+import { ApiError, apiErrorFrom } from "../errors/api-error.ts";
 import type { Profile } from "../../shared/schemas/inspect.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";

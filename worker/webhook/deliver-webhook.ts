@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import { ApiError } from "../http/api-error.ts";
+import { ApiError } from "../errors/api-error.ts";
 import { fetchPolicy, safeFetch } from "../fetch/index.ts";
 import { signWebhook } from "./signature.ts";
 import type { WebhookEvent } from "../../shared/schemas/webhook.ts";

@@ -12,4 +12,4 @@ export {
 } from "./process-image-at-edge.ts";
 export { type ImageHeaderInfo, readImageHeader } from "./header/read-image-header.ts";
 export { edgeFormats } from "./edge-formats.ts";
-export { defaultMaxDecodePixels, defaultThumbnailMaxPx } from "./limits.ts";
+export { defaultMaxDecodePixels, defaultThumbnailMaxPx } from "../../limits.ts";

@@ -1,4 +1,4 @@
-import { maxIccProfileBytes } from "../limits.ts";
+import { maxIccProfileBytes } from "../../../limits.ts";
 import { ascii, concatBytes, u16be } from "./bytes.ts";
 import { type ColorFacts, withIcc } from "./color-facts.ts";
 

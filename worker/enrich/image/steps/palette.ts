@@ -1,6 +1,6 @@
 import type { PhotonImage } from "@cf-wasm/photon/workerd";
 import { dominantColor } from "../../../../shared/media/dominant-color.ts";
-import { paletteSampleMaxPx } from "../limits.ts";
+import { paletteSampleMaxPx } from "../../../limits.ts";
 import { sampleRgba } from "./sample.ts";
 
 /** "#rrggbb" of the most common colour (histogram mode, see shared/media/dominant-color.ts). */

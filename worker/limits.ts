@@ -16,8 +16,8 @@ export const wasmDecodeBudgetBytes = 80 * 1024 * 1024;
 /** Default pixel bound checked from the header before decoding: 80 MiB / 12 B ≈ 6.99 MP. */
 export const defaultMaxDecodePixels = Math.floor(wasmDecodeBudgetBytes / photonDecodePeakBytesPerPixel);
 
-/** Longest side of the generated thumbnail (SPEC default 320 px); smaller images are never upscaled. */
-export const defaultThumbnailMaxPx = 320;
+/** Longest side of the generated thumbnail: the shared default. */
+export { THUMBNAIL_MAX_PX as defaultThumbnailMaxPx } from "../shared/limits.ts";
 
 /** Blurhash input: a downscale whose longest side is this many pixels (encode cost grows with pixels). */
 export const placeholderSampleMaxPx = 32;
