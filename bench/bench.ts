@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     tools: { type: "string" },
     cached: { type: "string", default: "200" },
     json: { type: "string", default: join(root, ".tmp", "bench", "results.json") },
+    verbose: { type: "boolean", default: false },
   },
 });
 const rounds = Math.max(1, Math.min(20, Number(args.rounds)));
@@ -68,6 +69,7 @@ interface Sample {
   bytesSettled: number;
   requestsSettled: number;
   firstRange: string | undefined;
+  log: string[];
   extra?: Record<string, unknown>;
 }
 
@@ -157,7 +159,7 @@ async function measure(tool: Tool, file: BenchFile, tag: string, origin: BenchOr
   const settled = origin.stats(tag);
   return {
     ms, bytes: atAnswer.bytes, requests: atAnswer.requests, bytesSettled: settled.bytes, requestsSettled: settled.requests,
-    firstRange: atAnswer.firstRange, ...(extra ? { extra } : {}),
+    firstRange: atAnswer.firstRange, log: settled.log, ...(extra ? { extra } : {}),
   };
 }
 
@@ -287,6 +289,9 @@ async function main(): Promise<void> {
         r.medianBytes = median(r.samples.map((s) => s.bytes));
         r.medianRequests = median(r.samples.map((s) => s.requests));
         r.medianBytesSettled = median(r.samples.map((s) => s.bytesSettled));
+      }
+      if (args.verbose) {
+        for (const r of rows) for (const s of r.samples) console.log(`  ${r.tool}: ${s.log.join(", ")}`);
       }
       const printed = printFile(file, size, rows);
       console.log(printed.join("\n"));

@@ -17,6 +17,8 @@ export interface TagStats {
   bytes: number;
   /** Range header of the tag's first request ("none" without one): `fast`'s first read must fit 16 KiB. */
   firstRange: string | undefined;
+  /** Every request's Range header and user agent, in arrival order (for --verbose). */
+  log: string[];
 }
 
 export interface BenchOrigin {
@@ -40,7 +42,7 @@ export async function startBenchOrigin(dir: string): Promise<BenchOrigin> {
   let last = Date.now();
   const statsOf = (tag: string): TagStats => {
     let s = tags.get(tag);
-    if (!s) tags.set(tag, (s = { requests: 0, bytes: 0, firstRange: undefined }));
+    if (!s) tags.set(tag, (s = { requests: 0, bytes: 0, firstRange: undefined, log: [] }));
     return s;
   };
   const server = createServer((req, res) => {
@@ -48,6 +50,7 @@ export async function startBenchOrigin(dir: string): Promise<BenchOrigin> {
     const s = statsOf(url.searchParams.get("t") ?? "");
     s.requests++;
     s.firstRange ??= req.headers.range ?? "none";
+    s.log.push(`${req.headers.range ?? "no range"} (${req.headers["user-agent"] ?? "?"})`);
     inFlight++;
     last = Date.now();
     res.once("close", () => {
@@ -69,7 +72,7 @@ export async function startBenchOrigin(dir: string): Promise<BenchOrigin> {
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    stats: (tag) => ({ ...statsOf(tag) }),
+    stats: (tag) => { const s = statsOf(tag); return { ...s, log: [...s.log] }; },
     inFlight: () => inFlight,
     lastActivity: () => last,
     close: () => new Promise<void>((resolve) => {

@@ -22,7 +22,7 @@ export interface SourceLimits {
 
 export const defaultSourceLimits: Omit<SourceLimits, "maxSourceBytes"> = {
   blockBytes: 256 * 1024,
-  maxSpanBlocks: 16,
+  maxSpanBlocks: 4,
   maxCacheBytes: 24 * 1024 * 1024,
 };
 

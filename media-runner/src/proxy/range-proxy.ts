@@ -3,6 +3,8 @@
  * instead of the origin URL, so they never open a socket to the world: every byte they read comes
  * through a RemoteSource, which applies the SSRF checks on each connection and redirect hop, the size cap
  * and the deadline. Ids are unguessable and live only for one job, so the proxy is not an open relay.
+ * A source whose origin ignores Range is spooled (read once into a temporary file) so that seeks do not
+ * start the download again.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -12,14 +14,23 @@ import { pipeline } from "node:stream/promises";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { isRunnerError } from "../errors.ts";
 import { parseRange } from "./range-header.ts";
+import { Spool } from "./spool.ts";
 
 export interface ProxyRegistration {
   url: string;
   release(): void;
 }
 
+interface Registered {
+  source: RemoteSource;
+  spool?: Promise<Spool>;
+}
+
+/** What the engines read from: the source itself, or its spool when the origin has no Range support. */
+type Reader = Pick<RemoteSource, "read"> & { readonly size: number | undefined };
+
 export class RangeProxy {
-  private readonly sources = new Map<string, RemoteSource>();
+  private readonly sources = new Map<string, Registered>();
   private server: Server | undefined;
   private base = "";
 
@@ -47,16 +58,36 @@ export class RangeProxy {
   register(source: RemoteSource): ProxyRegistration {
     if (!this.server) throw new Error("range proxy not started");
     const id = randomBytes(18).toString("base64url");
-    this.sources.set(id, source);
-    return { url: `${this.base}/source/${id}`, release: () => this.sources.delete(id) };
+    const entry: Registered = { source };
+    this.sources.set(id, entry);
+    return {
+      url: `${this.base}/source/${id}`,
+      release: () => {
+        this.sources.delete(id);
+        void entry.spool?.then((spool) => spool.close(), () => {});
+      },
+    };
+  }
+
+  private reader(entry: Registered): Promise<Reader> | Reader {
+    if (entry.source.rangeSupported) return entry.source;
+    entry.spool ??= Spool.start(entry.source);
+    return entry.spool;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = /^\/source\/([\w-]+)$/.exec(req.url ?? "")?.[1];
-    const source = id ? this.sources.get(id) : undefined;
-    if (!source) return void res.writeHead(404).end();
+    const entry = id ? this.sources.get(id) : undefined;
+    if (!entry) return void res.writeHead(404).end();
     if (req.method !== "GET" && req.method !== "HEAD") return void res.writeHead(405, { allow: "GET, HEAD" }).end();
-    const size = source.size;
+    const { source } = entry;
+    let reader: Reader;
+    try {
+      reader = await this.reader(entry);
+    } catch {
+      return void res.writeHead(500).end();
+    }
+    const size = reader.size;
     const range = parseRange(req.headers.range, size);
     if (range.kind === "unsatisfiable") {
       return void res.writeHead(416, size === undefined ? {} : { "content-range": `bytes */${size}` }).end();
@@ -73,7 +104,7 @@ export class RangeProxy {
     if (req.method === "HEAD" || (size !== undefined && start > end)) return void res.end();
     try {
       // pipeline ends the generator (and with it the upstream request) when the engine hangs up early.
-      await pipeline(Readable.from(source.read(start, end), { objectMode: false }), res);
+      await pipeline(Readable.from(reader.read(start, end), { objectMode: false }), res);
     } catch (error) {
       // The engine closing a connection after a seek is normal; origin failures were recorded on the source.
       if (!isRunnerError(error)) return;
