@@ -12,5 +12,7 @@ export const EnrichMessage = z.object({
   url: z.string().url(),
   category: z.enum(["video", "audio", "image"]),
   stages: z.array(StageName).min(1),
+  /** Runner calls made for these stages before this message (a direct call that failed, a lost message) plus one. */
+  attempt: z.number().int().positive().optional(),
 });
 export type EnrichMessage = z.infer<typeof EnrichMessage>;

@@ -3,7 +3,6 @@ import { getConfig, type Config } from "../config.ts";
 import { ApiError, apiErrorFrom } from "../errors/api-error.ts";
 import type { Profile } from "../../shared/schemas/inspect.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
-import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { firstInspection } from "../inspect/first-inspection.ts";
@@ -13,6 +12,9 @@ import { newJobId } from "../jobs/job-id.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import { jobView } from "../jobs/job-status.ts";
 import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
+import { DispatchLedger } from "../dispatch/dispatch-ledger.ts";
+import { RunnerDispatcher } from "../dispatch/runner-dispatcher.ts";
+import type { RunnerWork } from "../dispatch/runner-work.ts";
 import { RecordStore } from "./record-store.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
@@ -36,8 +38,9 @@ export type JobReply = { found: false } | { found: true; job: JobResource["job"]
 /**
  * One object per resource (named by the normalised URL). Owns the canonical record and its jobs in SQLite;
  * answers from the record while fresh, lets concurrent callers join the probe under way (single-flight),
- * runs edge stages itself, queues heavy stages for the media runner, wakes `full` waiters when the record
- * changes, and delivers webhooks from its alarm. Errors cross the RPC boundary as values.
+ * runs edge stages itself, dispatches heavy stages to the media runner (directly when a caller waits, else
+ * through the queue; worker/dispatch), wakes `full` waiters when the record changes, and from its alarm
+ * re-dispatches runner work lost to a restart and delivers webhooks. Errors cross the RPC boundary as values.
  *
  * The record lives in memory: read from SQLite once per object lifetime, written back on every change, so
  * every caller and every stage works on the same copy. Stages are orchestrated generically through the
@@ -53,11 +56,36 @@ export class ResourceObject extends DurableObject<Env> {
   private readonly waiters = new Set<() => void>();
   /** The record as last loaded or saved; `null` when storage holds none, undefined before the first load. */
   private memory?: ResourceRecord | null;
+  private readonly dispatcher: RunnerDispatcher;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new RecordStore(ctx.storage.sql);
     this.jobs = new JobStore(ctx.storage.sql);
+    this.dispatcher = new RunnerDispatcher(new DispatchLedger(ctx.storage.sql), {
+      env,
+      config: () => this.config,
+      stillPending: (stages) => {
+        const record = this.record();
+        return record ? stillPending(record, stages) : [];
+      },
+      work: (stages) => this.runnerWork(stages),
+      apply: (outcome) => this.applyRunner(outcome),
+      noteRetry: (stages, reason) => {
+        const record = this.record();
+        if (!record) return;
+        noteRetry(record, stages, reason);
+        this.save(record);
+      },
+      wakeAt: (at) => this.scheduleAlarm(at),
+    });
+  }
+
+  /** What the runner needs for these stages, from the record (undefined for pages and embeds). */
+  private runnerWork(stages: StageName[]): RunnerWork | undefined {
+    const record = this.record();
+    if (!record || (record.category !== "video" && record.category !== "audio" && record.category !== "image")) return undefined;
+    return { resourceName: record.normalizedUrl, key: record.key, url: record.probe.finalUrl, category: record.category, stages };
   }
 
   private get config(): Config {
@@ -83,9 +111,11 @@ export class ResourceObject extends DurableObject<Env> {
   async inspect(call: InspectCall): Promise<InspectReply> {
     try {
       const { record: first, responseSource } = await this.currentRecord(call);
+      // Runner work starts first, so that it runs while the edge stages do. A waiting caller gets a direct call.
+      const via = call.profile === "fast" || call.profile === "embed" ? "queue" : this.config.RUNNER_DISPATCH;
+      await this.queueRunnerStages(this.record() ?? first, via);
       if (call.profile !== "fast") await this.runEdgeStages();
       let record = this.record() ?? first;
-      await this.queueRunnerStages(record);
       if (call.profile === "fast" && this.edgePending(record)) await this.scheduleAlarm(Date.now());
       if (call.profile === "full" && !isComplete(record)) {
         await this.waitForCompletion(this.config.FULL_WAIT_TIMEOUT_MS);
@@ -128,22 +158,25 @@ export class ResourceObject extends DurableObject<Env> {
     const record = this.record();
     if (!record || !applyRunnerOutcome(record, outcome)) return;
     await this.recordChanged(record);
-    await this.queueRunnerStages(record);
+    await this.queueRunnerStages(record, this.config.RUNNER_DISPATCH);
   }
 
   /** The consumer is about to call the runner for these stages (job status `active`). */
   async markRunnerStarted(stages: StageName[]): Promise<void> {
     const record = this.record();
     if (!record) return;
-    markStarted(record, stages, Date.now());
+    const now = Date.now();
+    markStarted(record, stages, now);
     this.save(record);
+    this.dispatcher.noteQueueProgress(stages, { startedAt: now });
   }
 
-  async noteRunnerRetry(stages: StageName[], error: string): Promise<void> {
+  async noteRunnerRetry(stages: StageName[], error: string, retryInSeconds = 0): Promise<void> {
     const record = this.record();
     if (!record) return;
     noteRetry(record, stages, error);
     this.save(record);
+    this.dispatcher.noteQueueProgress(stages, { retryInSeconds });
   }
 
   /** Fresh record from storage, the probe under way, or a new probe. */
@@ -231,7 +264,7 @@ export class ResourceObject extends DurableObject<Env> {
       this.imageHead = undefined;
       await this.recordChanged(record);
       // Refused at decode time (format or size found only then): the runner takes over.
-      if (run === "needs-runner") await this.queueRunnerStages(record);
+      if (run === "needs-runner") await this.queueRunnerStages(record, this.config.RUNNER_DISPATCH);
     } catch (err) {
       if (err instanceof ApiError && (err.status === 413 || err.status === 404)) {
         // The file turned out to be over the cap (or gone) although its headers said otherwise.
@@ -247,24 +280,17 @@ export class ResourceObject extends DurableObject<Env> {
     }
   }
 
-  /** Sends the stages only the media runner can do to the queue, once (re-sent only if stale). */
-  private async queueRunnerStages(record: ResourceRecord): Promise<void> {
+  /** Dispatches the stages only the media runner can do, once (re-sent by the watchdog if lost). */
+  private async queueRunnerStages(record: ResourceRecord, via: "direct" | "queue"): Promise<void> {
     const now = Date.now();
     const stages = stagesForRunner(record, this.config, now);
     if (stages.length === 0 || record.category === "embedded" || record.category === "webpage") return;
-    const message: EnrichMessage = {
-      version: 1,
-      resourceName: record.normalizedUrl,
-      key: record.key,
-      url: record.probe.finalUrl,
-      category: record.category,
-      stages,
-    };
     // Mark the stages queued before the first await, so a concurrent caller sees them taken and sends nothing.
     markQueued(record, stages, now, "runner");
+    if (via === "direct") markStarted(record, stages, now);
     this.save(record);
     try {
-      await this.env.ENRICH_QUEUE.send(message);
+      await this.dispatcher.dispatch(stages, via);
     } catch (err) {
       const current = this.record();
       if (current) {
@@ -311,13 +337,14 @@ export class ResourceObject extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     const now = Date.now();
+    const watch = await this.dispatcher.watchdog(now);
     await this.runEdgeStages().catch(() => {});
     await deliverDueWebhooks(this.jobs, this.record(now), this.config, now);
     // Expired rows go; the record and jobs each keep their own TTL.
     this.store.deleteExpired(now);
     if (this.memory && this.memory.expiresAt <= now) this.memory = null;
     this.jobs.deleteExpired(now);
-    const next = [this.store.nextExpiry(), this.jobs.nextExpiry(), this.jobs.nextDeliveryAt()].filter((t): t is number => t !== undefined);
+    const next = [this.store.nextExpiry(), this.jobs.nextExpiry(), this.jobs.nextDeliveryAt(), watch].filter((t): t is number => t !== undefined);
     if (next.length > 0) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, Math.min(...next)));
   }
 

@@ -1,0 +1,28 @@
+/**
+ * One runner call for a resource's stages, whoever makes it (the Durable Object directly, or the queue
+ * consumer on a retry): the runner's answer with its thumbnail stored in R2, ready for the object to apply.
+ */
+import type { Config } from "../config.ts";
+import type { EnrichMessage } from "../../shared/schemas/queue.ts";
+import { runnerStagesOf } from "../../shared/stages/index.ts";
+import { callRunner } from "../runner/runner-client.ts";
+import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
+import type { RunnerOutcome } from "../resource/runner-results.ts";
+import { base64ToBytes } from "../encoding/base64.ts";
+
+export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages">;
+
+/** Throws the runner client's RunnerError on failure (classified permanent or transient). */
+export async function performRunnerWork(env: Env, config: Config, work: RunnerWork): Promise<RunnerOutcome> {
+  const result = await callRunner(env, config, {
+    url: work.url,
+    category: work.category,
+    stages: runnerStagesOf(work.stages),
+    thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
+  });
+  const { thumbnail, ...rest } = result;
+  if (!thumbnail) return { stages: work.stages, result: rest };
+  const key = thumbnailObjectKey(work.key, thumbnail.width, thumbnail.height);
+  await env.THUMBNAILS.put(key, base64ToBytes(thumbnail.base64), { httpMetadata: { contentType: thumbnail.contentType } });
+  return { stages: work.stages, result: { ...rest, thumbnail: { url: thumbnailPath(key), dimensions: `${thumbnail.width}x${thumbnail.height}` } } };
+}
