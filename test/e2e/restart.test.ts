@@ -1,0 +1,191 @@
+/**
+ * Work in flight survives restarts (issue 14): the real `node scripts/start.mjs` with the media runner as its
+ * own process, an origin that answers the runner slowly so a job is reliably mid-flight, then
+ *  1. the Worker is stopped with SIGTERM while the runner call is under way and started again on the same
+ *     `.wrangler` state: with no new inspect call, the object's watchdog alarm re-dispatches the work and
+ *     the job completes within the documented bound;
+ *  2. the runner is killed with SIGKILL mid-job and started again: the job completes within the bound.
+ * Only GET /api/v1/job/{id} is called after the restart (what a waiting client does).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createReadStream, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureMediaFixtures } from "../support/media-fixtures.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+const token = "restart-test-token-0123456789";
+/** Each runner request to the origin waits this long: the runner job takes several seconds. */
+const runnerDelayMs = 1_500;
+/** Documented bound (docs/performance.md): watchdog interval (2 s) + one runner job + start-up slack. */
+const recoveryBoundMs = 30_000;
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+/** Serves one file with Range support; requests from the runner are answered after a delay and counted. */
+async function slowForRunnerOrigin(file: string) {
+  const size = statSync(file).size;
+  const seen = { runner: 0, worker: 0 };
+  const server: Server = createServer((req, res) => {
+    const fromRunner = String(req.headers["user-agent"] ?? "").startsWith("media-inspect-runner");
+    if (fromRunner) seen.runner++;
+    else seen.worker++;
+    const answer = () => {
+      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+      const start = m ? Number(m[1]) : 0;
+      const end = m && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+      if (start >= size) return void res.writeHead(416, { "content-range": `bytes */${size}` }).end();
+      res.writeHead(m ? 206 : 200, {
+        "content-type": "video/mp4",
+        "accept-ranges": "bytes",
+        "content-length": String(end - start + 1),
+        ...(m ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
+      });
+      createReadStream(file, { start, end }).pipe(res);
+    };
+    if (fromRunner) setTimeout(answer, runnerDelayMs);
+    else answer();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: (q: string) => `http://127.0.0.1:${port}/video-moov-end.mp4?${q}`,
+    seen,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+interface Proc {
+  child: ChildProcess;
+  log: string[];
+  stop(signal: NodeJS.Signals): Promise<void>;
+}
+
+function track(child: ChildProcess): Proc {
+  const log: string[] = [];
+  for (const s of [child.stdout!, child.stderr!]) createInterface({ input: s }).on("line", (l) => log.push(l));
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  return {
+    child,
+    log,
+    async stop(signal) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    },
+  };
+}
+
+async function startRunner(port: number, originPort: number): Promise<Proc> {
+  const proc = track(spawn(join(root, "media-runner", "node_modules", ".bin", "tsx"), [join(root, "media-runner", "src", "server.ts"), "--exit-on-stdin-close"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", RUNNER_PORT: String(port), RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: token, SSRF_ALLOWLIST: `127.0.0.1:${originPort}` },
+    stdio: ["pipe", "pipe", "pipe"],
+  }));
+  const until = Date.now() + 60_000;
+  while (!proc.log.some((l) => /listening/i.test(l))) {
+    if (Date.now() > until || proc.child.exitCode !== null) throw new Error(`runner did not start:\n${proc.log.join("\n")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return proc;
+}
+
+async function startWorker(port: number, runnerPort: number, originPort: number): Promise<Proc> {
+  const proc = track(spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
+    cwd: root,
+    env: {
+      ...process.env, PORT: String(port), START_RUNNER: "false", RUNNER_URL: `http://127.0.0.1:${runnerPort}`, RUNNER_TOKEN: token,
+      SSRF_ALLOWLIST: `127.0.0.1:${originPort}`,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  }));
+  const until = Date.now() + 90_000;
+  for (;;) {
+    if (Date.now() > until || proc.child.exitCode !== null) throw new Error(`worker did not start:\n${proc.log.join("\n")}`);
+    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return proc;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("work in flight survives restarts (real npm start)", () => {
+  let origin: Awaited<ReturnType<typeof slowForRunnerOrigin>>;
+  let runner: Proc | undefined;
+  let worker: Proc | undefined;
+  let port: number;
+  let runnerPort: number;
+  const base = () => `http://127.0.0.1:${port}`;
+
+  beforeAll(async () => {
+    const media = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
+    origin = await slowForRunnerOrigin(join(media, "video-moov-end.mp4"));
+    port = await freePort();
+    runnerPort = await freePort();
+    runner = await startRunner(runnerPort, origin.port);
+    worker = await startWorker(port, runnerPort, origin.port);
+  }, 150_000);
+
+  afterAll(async () => {
+    await worker?.stop("SIGTERM");
+    await runner?.stop("SIGTERM");
+    await origin?.close();
+  });
+
+  const startJob = async (q: string) => {
+    const res = await fetch(`${base()}/api/v1/inspect?profile=standard`, {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: origin.url(q) }),
+    });
+    const body = (await res.json()) as { job?: { id: string } };
+    expect(res.status, JSON.stringify(body)).toBe(202);
+    return body.job!.id;
+  };
+  const jobStatus = async (id: string) => {
+    const res = await fetch(`${base()}/api/v1/job/${id}`);
+    return ((await res.json()) as { job?: { status: string } }).job?.status;
+  };
+
+  it("a Worker stopped with SIGTERM mid-job and started again completes the job with no new inspect call", async () => {
+    const id = await startJob(`worker-restart-${Date.now()}`);
+    const runnerCallsBefore = origin.seen.runner;
+    await waitFor(() => origin.seen.runner > runnerCallsBefore, 20_000, "the runner to start reading");
+    expect(await jobStatus(id)).toBe("active");
+    await worker!.stop("SIGTERM");
+    expect(worker!.child.exitCode !== null || worker!.child.signalCode !== null).toBe(true);
+    const runnerCallsAtStop = origin.seen.runner;
+    worker = await startWorker(port, runnerPort, origin.port);
+    const restarted = Date.now();
+    // No request at all for a while: only the object's own alarm can re-dispatch the work.
+    await waitFor(() => origin.seen.runner > runnerCallsAtStop + 1, recoveryBoundMs, "the work to be re-dispatched by the alarm");
+    await waitFor(async () => (await jobStatus(id)) === "completed", recoveryBoundMs, "the job to complete");
+    expect(Date.now() - restarted).toBeLessThan(recoveryBoundMs);
+  }, 180_000);
+
+  it("a runner killed with SIGKILL mid-job and started again completes the job", async () => {
+    const id = await startJob(`runner-kill-${Date.now()}`);
+    const before = origin.seen.runner;
+    await waitFor(() => origin.seen.runner > before, 20_000, "the runner to start reading");
+    await runner!.stop("SIGKILL");
+    const killed = Date.now();
+    await new Promise((r) => setTimeout(r, 2_000));
+    runner = await startRunner(runnerPort, origin.port);
+    await waitFor(async () => (await jobStatus(id)) === "completed", recoveryBoundMs, "the job to complete");
+    expect(Date.now() - killed).toBeLessThan(recoveryBoundMs);
+  }, 180_000);
+});
