@@ -278,7 +278,7 @@ async function main(): Promise<void> {
         for (let i = 0; i < applicable.length; i++) {
           const k = (i + round) % applicable.length;
           const tool = applicable[k]!;
-          const tag = `${tool.name.replace(/\W/g, "")}-${round}-${runId}`;
+          const tag = `${tool.name.replace(/\W/g, "")}-${file.name.replace(/\W/g, "")}-${round}-${runId}`;
           const sample = await measure(tool, file, tag, origin, ctx);
           if (typeof sample === "string") rows[k]!.errors.push(sample);
           else rows[k]!.samples.push(sample);

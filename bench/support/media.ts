@@ -43,8 +43,8 @@ export const benchFiles: BenchFile[] = [
     "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "1200k", "-c:a", "libopus", "-b:a", "64k",
     "-f", "webm", "-live", "1"] },
   { name: "album-track.flac", kind: "audio", label: "FLAC 44.1 kHz stereo, 10 MB, tagged", args: [
-    "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.25:seed=1:sample_rate=44100:duration=62",
-    "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.25:seed=2:sample_rate=44100:duration=62",
+    "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.25:seed=1:sample_rate=44100:duration=45",
+    "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.25:seed=2:sample_rate=44100:duration=45",
     "-filter_complex", "[0][1]amerge=inputs=2", "-c:a", "flac", "-metadata", "title=Bench Track", "-metadata", "artist=Bench Artist",
     "-metadata", "album=Bench Album"] },
   { name: "podcast.mp3", kind: "audio", label: "MP3 192 kb/s, 5 MB, ID3v2", args: [

@@ -8,6 +8,8 @@ import { getConfig, type Config } from "../config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
 import { assertPublicTarget } from "../fetch/address-guard.ts";
 import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
+import { cachedRecord, storeRecord } from "./edge-cache.ts";
+import { isComplete } from "../resource/stage-state.ts";
 
 export interface InspectOutcome {
   status: 200 | 202;
@@ -28,6 +30,9 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   // Provider URLs share one resource per media (canonical URL); timestamps live in the per-request embed URL.
   const normalizedUrl = match ? match.canonicalUrl : normalizeUrl(url);
   const key = await resourceKey(normalizedUrl);
+  // A complete record answers from the edge cache; a webhook needs the object (it creates the job).
+  const hit = body.webhookUrl === undefined ? await cachedRecord(key) : undefined;
+  if (hit) return { status: 200, body: projectFor(hit, body, query, match, "cache") };
   const stub = env.RESOURCE.get(env.RESOURCE.idFromName(normalizedUrl));
   const reply = (await stub.inspect({
     key,
@@ -38,16 +43,10 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
   })) as unknown as InspectReply;
   if (!reply.ok) throw apiErrorFrom(reply.error);
-  // identity.url is the caller's input as given (SPEC 2.2); finalUrl and canonicalUrl carry the normalised forms.
-  const record: ResourceRecord = { ...reply.record, url: body.url.trim() };
-  if (match && record.provider) record.provider = { ...record.provider, embedUrl: match.embedUrl };
-  const projected = project(record, {
-    profile: query.profile,
-    ...(query.fields ? { fields: query.fields } : {}),
-    ...(query.expand ? { expand: query.expand } : {}),
-    debug: query.debug,
-    responseSource: reply.responseSource,
-  });
+  // A provider whose oEmbed failed is asked again by the object after ERROR_TTL_SECONDS: not edge-cached.
+  const cacheable = isComplete(reply.record) && reply.record.stages.oembed?.state !== "failed";
+  await storeRecord(key, reply.record, cacheable);
+  const projected = projectFor(reply.record, body, query, match, reply.responseSource);
   const pending = reply.job?.status === "processing";
   if (reply.job && "processing" in projected) {
     (projected as InspectResponse).job = reply.job;
@@ -57,6 +56,26 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     }
   }
   return { status: pending && query.profile !== "fast" ? 202 : 200, body: projected };
+}
+
+/** The caller's view of a record: its own URL as given (SPEC 2.2: identity.url) and its own projection. */
+function projectFor(
+  stored: ResourceRecord,
+  body: InspectBody,
+  query: InspectQuery,
+  match: ReturnType<typeof detectProvider>,
+  responseSource: "fresh" | "cache" | "inflight",
+) {
+  // finalUrl and canonicalUrl carry the normalised forms.
+  const record: ResourceRecord = { ...stored, url: body.url.trim() };
+  if (match && record.provider) record.provider = { ...record.provider, embedUrl: match.embedUrl };
+  return project(record, {
+    profile: query.profile,
+    ...(query.fields ? { fields: query.fields } : {}),
+    ...(query.expand ? { expand: query.expand } : {}),
+    debug: query.debug,
+    responseSource,
+  });
 }
 
 /** A webhook target is checked like any outbound request, at request time: a denied address is refused now. */
