@@ -18,8 +18,10 @@ export const Semantic = z.object({
   semanticType: z.enum(["video", "audio", "image", "embedded-video", "embedded-audio"]).optional()
     .meta({ description: "Omitted for plain web pages" }),
   title: z.string().optional(),
-  enrichmentSources: z.array(z.string()).optional()
-    .meta({ description: "Evidence beyond the sniffed MIME that decided the category, e.g. music-metadata (container track list) or ffprobe (the runner's streams)" }),
+  enrichmentSources: z.array(z.string()).optional().meta({
+    description: "Direct media: the evidence behind the category and facts, e.g. `tracks:matroska-tracks` (the "
+      + "container's track list), `bytes:image/png` (the magic number), `duration:matroska-tail` (computed from the file's end)",
+  }),
 });
 
 export const Provider = z.object({

@@ -40,7 +40,6 @@ interface Inspection {
   head: Uint8Array;
   source: RangeByteSource;
   category: MediaCategory;
-  categorySources: string[];
   facts?: EdgeMediaFacts;
   discovered?: Awaited<ReturnType<typeof discoverProvider>>;
   record?: ResourceRecord;
@@ -67,7 +66,7 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   const { probe, head, source } = await probeUrl(input.url, policy, config);
   const inspection: Inspection = {
     input, config, policy, started, now, probedAt: performance.now(), probe, head, source,
-    category: "webpage", categorySources: [],
+    category: "webpage",
   };
   for (const step of steps) await step(inspection);
   const record = inspection.record!;
@@ -102,7 +101,6 @@ async function readContainerFacts(i: Inspection): Promise<void> {
     if (i.category === "video" && i.facts?.hasVideo === false && i.facts.hasAudio) {
       i.category = "audio";
       i.probe.mime = "audio/mp4";
-      i.categorySources.push("music-metadata");
     }
   }
   i.probe.bytesFetched = i.source.bytesFetched;
@@ -126,7 +124,6 @@ function registerStages(i: Inspection): void {
   i.record = createRecord({
     ...i.input,
     category: i.category,
-    categorySources: i.categorySources,
     probe: i.probe,
     ...(i.discovered ? { provider: i.discovered.provider } : {}),
     ttlSeconds: i.config.RECORD_TTL_SECONDS,
