@@ -22,6 +22,7 @@ export function buildFullData(record: ResourceRecord): InspectData {
       kind: record.provider ? "embed-media" : record.category === "webpage" ? "webpage" : "direct-media",
       semanticType: record.provider?.semanticType ?? (record.category === "webpage" || record.category === "embedded" ? undefined : record.category),
       ...(title ? { title } : {}),
+      ...(isDirectMedia(record) && record.probe.evidence ? { enrichmentSources: record.probe.evidence } : {}),
     },
     ...(record.provider
       ? { provider: { name: record.provider.name, confidence: record.provider.confidence, detectionMethod: record.provider.detectionMethod } }
@@ -33,6 +34,10 @@ export function buildFullData(record: ResourceRecord): InspectData {
     diagnostics: { timings: buildTimings(record) },
     network: { headers: withoutCookies(record.probe.headers) },
   };
+}
+
+function isDirectMedia(record: ResourceRecord): boolean {
+  return !record.provider && (record.category === "image" || record.category === "video" || record.category === "audio");
 }
 
 function buildPlayback(record: ResourceRecord, title: string | undefined): InspectData["playback"] {

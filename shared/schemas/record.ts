@@ -17,6 +17,8 @@ export const ProbeResult = z.object({
   headers: z.record(z.string(), z.string()),
   title: z.string().optional(),
   oembedDiscoveryUrl: z.string().optional(),
+  /** What decided the category and the facts (e.g. "tracks:matroska-tracks", "duration:mp3-frames"). */
+  evidence: z.array(z.string()).optional(),
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;
 

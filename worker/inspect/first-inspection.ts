@@ -4,6 +4,7 @@ import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record
 import { createRecord, finishStage } from "../resource/create-record.ts";
 import { probeUrl } from "../probe/probe.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
+import { decideCategory, hasTrackList } from "../probe/evidence.ts";
 import { readImageHeader } from "../enrich/image/index.ts";
 import { readEdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
@@ -46,16 +47,14 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   const policy = fetchPolicy(config);
   const { probe, head, source } = await probeUrl(input.url, policy, config);
   const probedAt = performance.now();
-  let category = categoryOf(probe.mime);
-  let facts: Awaited<ReturnType<typeof readEdgeMediaFacts>>;
-  if (category === "audio" || probe.mime === "video/mp4") {
-    facts = await readEdgeMediaFacts(source, probe.mime);
-    // An MP4 without a video track is audio (file-type names every ISO-BMFF "isom" file video/mp4).
-    if (category === "video" && facts?.hasVideo === false && facts.hasAudio) {
-      category = "audio";
-      probe.mime = "audio/mp4";
-    }
-  }
+  // Category from evidence: the container's track list where it has one, else the sniffed MIME family.
+  const facts = hasTrackList(probe.mime) || categoryOf(probe.mime) === "audio"
+    ? await readEdgeMediaFacts(source, probe.mime, head)
+    : undefined;
+  const decision = decideCategory(probe.mime, facts?.tracks);
+  let category = decision.category;
+  probe.mime = decision.mime;
+  probe.evidence = [decision.evidence, ...(facts?.durationSource ? [`duration:${facts.durationSource}`] : [])];
   probe.bytesFetched = source.bytesFetched;
 
   let discovered: Awaited<ReturnType<typeof discoverProvider>>;
@@ -99,6 +98,11 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   if (category === "audio" && facts?.audio) {
     record.results.audio = facts.audio;
     finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - probedAt, engine: "edge" });
+  }
+  // The container's header holds the video facts: `fast` has them; the runner still makes the previews.
+  if (category === "video" && facts?.video?.duration && facts.video.width) {
+    record.results.video = facts.video;
+    finishStage(record, "metadata:video", { state: "done", durationMs: performance.now() - probedAt, engine: "edge" });
   }
   record.timings.total = Math.round(performance.now() - started);
   return { record, ...(category === "image" ? { imageHead: head } : {}) };
