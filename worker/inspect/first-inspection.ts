@@ -5,7 +5,7 @@ import { createRecord, finishStage } from "../resource/create-record.ts";
 import { probeUrl } from "../probe/probe.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
 import { decideCategory, hasTrackList } from "../probe/evidence.ts";
-import { readImageHeader } from "../enrich/image/index.ts";
+import { imageMetadataOf, readImageHeader } from "../enrich/image/index.ts";
 import { readEdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
 
@@ -89,9 +89,9 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   record.timings = { mediaFormat: Math.round(probedAt - started), semantic: Math.round(semanticMs) };
 
   if (category === "image") {
-    const header = readImageHeader(head);
-    if (header?.colorSpace !== undefined && header.hasAlpha !== undefined) {
-      record.results.image = { colorSpace: header.colorSpace, hasAlpha: header.hasAlpha, width: header.width, height: header.height };
+    const image = imageMetadataOf(readImageHeader(head));
+    if (image) {
+      record.results.image = image;
       finishStage(record, "metadata:image", { state: "done", durationMs: 0, engine: "edge" });
     }
   }
