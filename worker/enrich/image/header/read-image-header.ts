@@ -28,6 +28,11 @@ export interface ImageHeaderInfo {
   animation?: AnimationFacts;
 }
 
+/** image-size's type names (HEIF reports its brand) to ours. */
+const formatNames: Readonly<Record<string, string>> = {
+  jpg: "jpeg", "jxl-stream": "jxl", heic: "heif", heix: "heif", hevc: "heif", mif1: "heif", msf1: "heif", avis: "avif",
+};
+
 /** Per-format colour readers, looked up by format name. */
 const colorFactReaders: Record<string, (b: Uint8Array) => ColorFacts | undefined> = {
   png: pngColorFacts,
@@ -57,7 +62,7 @@ export function readImageHeader(bytes: Uint8Array): ImageHeaderInfo | null {
   }
   const { width, height } = size;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) return null;
-  const format = size.type === "jpg" ? "jpeg" : (size.type ?? "unknown");
+  const format = formatNames[size.type ?? ""] ?? size.type ?? "unknown";
   const orientation = size.orientation && size.orientation >= 2 && size.orientation <= 8 ? size.orientation : undefined;
   const quarterTurn = orientation !== undefined && orientation >= 5;
   const info: ImageHeaderInfo = { format, width: quarterTurn ? height : width, height: quarterTurn ? width : height };
