@@ -33,7 +33,7 @@ const cases: Case[] = [
   { file: "rotated-90.mp4", category: "video", mime: /^video\/mp4$/, evidence: "tracks:mp4-moov", thumbnail: true, fast: ["duration", "fps", "width", "height", "rotation", "codec", "profile", "faststart", "channels"] },
   { file: "rotated-90.mov", category: "video", mime: /^video\/quicktime$/, evidence: "tracks:mp4-moov", thumbnail: true, fast: ["duration", "fps", "width", "height", "rotation", "codec"] },
   { file: "truncated.mp4", category: "video", mime: /^video\/mp4$/, evidence: "tracks:mp4-moov", thumbnail: true, fast: ["duration", "fps", "width", "height", "codec"] },
-  { file: "recorder.webm", category: "video", mime: /^video\/webm$/, evidence: "tracks:matroska-tracks", thumbnail: true, fast: ["duration", "width", "height", "codec"] },
+  { file: "recorder.webm", category: "video", mime: /^video\/webm$/, evidence: "tracks:matroska-tracks", thumbnail: true, fast: ["duration", "fps", "width", "height", "codec"] },
   { file: "vbr-no-xing.mp3", category: "audio", mime: /^audio\/mpeg$/, thumbnail: false, fast: ["duration", "sampleRate", "channels"] },
   { file: "jpeg-orientation-6.jpg", category: "image", mime: /^image\/jpeg$/, orientation: 6, frames: 1, thumbnail: true, fast: ["width", "height", "orientation", "frames"] },
   { file: "animated.gif", category: "image", mime: /^image\/gif$/, frames: 12, loop: 0, thumbnail: true, fast: ["width", "height", "frames", "duration", "loop"] },

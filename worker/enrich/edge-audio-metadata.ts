@@ -5,6 +5,7 @@ import { readAsfStreams } from "../probe/asf-streams.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import type { TrackEvidence } from "../probe/evidence.ts";
 import { readMp4, type Mp4Facts } from "../probe/mp4-boxes.ts";
+import { matroskaVideoFps } from "../probe/matroska-tracks.ts";
 import { RangeTokenizer } from "../probe/range-tokenizer.ts";
 import { matroskaDurationFromTail, matroskaTimecodeScale, mp3DurationByFrames } from "../probe/tail-duration.ts";
 import type { z } from "zod";
@@ -63,7 +64,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   if (video || mmVideo) {
     facts.video = defined({
       duration: durationOf(duration),
-      fps: video?.fps,
+      fps: video?.fps ?? (isMatroska(mime) ? matroskaVideoFps(head) : undefined),
       bitrate: duration ? bitrateOf((size * 8) / duration) : undefined,
       width: video?.width ?? mmVideo?.video?.displayWidth ?? mmVideo?.video?.pixelWidth,
       height: video?.height ?? mmVideo?.video?.displayHeight ?? mmVideo?.video?.pixelHeight,

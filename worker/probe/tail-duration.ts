@@ -14,7 +14,7 @@ export const maxMp3WalkBytes = 8 * 1024 * 1024;
 const clusterId = [0x1f, 0x43, 0xb6, 0x75];
 
 /** EBML variable-size integer at o: value and length; `unknown` for the all-ones size (live streams). */
-function vint(b: Uint8Array, o: number, keepMarker = false): { value: number; length: number; unknown: boolean } | undefined {
+export function vint(b: Uint8Array, o: number, keepMarker = false): { value: number; length: number; unknown: boolean } | undefined {
   const first = b[o];
   if (first === undefined || first === 0) return undefined;
   let length = 1;
@@ -29,7 +29,7 @@ function vint(b: Uint8Array, o: number, keepMarker = false): { value: number; le
   return { value, length, unknown: !keepMarker && ones };
 }
 
-function uint(b: Uint8Array, o: number, size: number): number {
+export function uint(b: Uint8Array, o: number, size: number): number {
   let v = 0;
   for (let i = 0; i < size && o + i < b.length; i++) v = v * 256 + b[o + i]!;
   return v;
