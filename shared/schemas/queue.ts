@@ -14,5 +14,7 @@ export const EnrichMessage = z.object({
   stages: z.array(StageName).min(1),
   /** Runner calls made for these stages before this message (a direct call that failed, a lost message) plus one. */
   attempt: z.number().int().positive().optional(),
+  /** Seconds, from the container header read at the edge (the runner starts its frame at once). */
+  durationHint: z.number().nonnegative().optional(),
 });
 export type EnrichMessage = z.infer<typeof EnrichMessage>;

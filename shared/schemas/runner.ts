@@ -34,6 +34,8 @@ export const RunnerRequest = z.object({
     .meta({ description: "Work wanted; audio has no visual stages (thumbnail, placeholder, palette are skipped)" }),
   thumbnailMaxPx: z.number().int().min(16).max(maxThumbnailMaxPx).default(defaultThumbnailMaxPx)
     .meta({ description: "The thumbnail fits in a square of this size (never upscaled)" }),
+  durationHint: z.number().nonnegative().max(1e7).optional()
+    .meta({ description: "Seconds, from the container header the edge already read: the frame extraction starts at once, alongside ffprobe, instead of after it" }),
 });
 export type RunnerRequest = z.infer<typeof RunnerRequest>;
 /** What a caller may send (defaults not applied yet). */

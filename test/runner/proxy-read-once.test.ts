@@ -48,3 +48,26 @@ describe("an origin without Range support", () => {
     expect(origin.stats.requests).toBeLessThanOrEqual(2);
   });
 });
+
+describe("a duration hint from the edge", () => {
+  it("starts the frame alongside ffprobe: same previews, each byte still pulled at most once", async () => {
+    origin.reset();
+    const res = await processRequest(app, {
+      url: `${origin.url}/files/h264-aac-moov-end.mp4`, category: "video", stages: ["metadata", "thumbnail", "placeholder"], durationHint: 4,
+    });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.metadata?.video?.width).toBe(640);
+    expect(result.thumbnail?.width).toBe(320);
+    expect(result.placeholder).toBeDefined();
+    expect(origin.stats.bytes).toBeLessThanOrEqual((await stat(join(dir, "h264-aac-moov-end.mp4"))).size);
+  });
+
+  it("is ignored when the streams show no picture (audio asked as video keeps only metadata)", async () => {
+    const res = await processRequest(app, { url: `${origin.url}/files/tone.mp3`, category: "video", stages: ["metadata", "thumbnail"], durationHint: 3 });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.detected?.category).toBe("audio");
+    expect(result.thumbnail).toBeUndefined();
+  });
+});

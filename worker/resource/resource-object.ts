@@ -85,7 +85,11 @@ export class ResourceObject extends DurableObject<Env> {
   private runnerWork(stages: StageName[]): RunnerWork | undefined {
     const record = this.record();
     if (!record || (record.category !== "video" && record.category !== "audio" && record.category !== "image")) return undefined;
-    return { resourceName: record.normalizedUrl, key: record.key, url: record.probe.finalUrl, category: record.category, stages };
+    const durationHint = record.category === "video" ? record.results.video?.duration?.seconds : undefined;
+    return {
+      resourceName: record.normalizedUrl, key: record.key, url: record.probe.finalUrl, category: record.category, stages,
+      ...(durationHint !== undefined ? { durationHint } : {}),
+    };
   }
 
   private get config(): Config {

@@ -23,6 +23,12 @@ export async function runAvJob(
   try {
     const input = registration.url;
     const { config, binaries, signal } = ctx;
+    // With the duration known from the edge, the frame does not wait for ffprobe: both run at once and share
+    // the proxy's bytes. Its result is used only if ffprobe confirms a picture stream.
+    const early = request.durationHint !== undefined && request.category === "video" && wantsPreview(request)
+      ? engineStep(source, () => representativeRaster(input, request.durationHint, request.thumbnailMaxPx, ctx))
+      : undefined;
+    early?.catch(() => {}); // awaited below when used; a rejection is not unhandled meanwhile
     // Nothing is readable when ffprobe is not: that fails the whole job (422 CORRUPT_MEDIA).
     const probed: FfprobeOutput = await timings.time("metadata", () =>
       engineStep(source, () =>
@@ -49,7 +55,7 @@ export async function runAvJob(
     }
     const rendered = await renderPreviews(
       request,
-      () => timings.time("frame", () => engineStep(source, () => representativeRaster(input, durationSeconds(probed, video), request.thumbnailMaxPx, ctx))),
+      () => timings.time("frame", () => early ?? engineStep(source, () => representativeRaster(input, durationSeconds(probed, video), request.thumbnailMaxPx, ctx))),
       timings,
       // The origin failing or the job's time running out say nothing about this file: the whole job fails.
       (error) => source.failure !== undefined || signal.aborted || (error instanceof RunnerError && error.code === "PROCESSING_TIMEOUT"),
