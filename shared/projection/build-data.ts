@@ -32,7 +32,11 @@ export function buildFullData(record: ResourceRecord): InspectData {
     metadata: buildMetadata(record),
     preview: buildPreview(record),
     ...(record.provider ? { providerData: buildProviderData(record) } : {}),
-    diagnostics: { timings: buildTimings(record), ...withStageErrors(record) },
+    diagnostics: {
+      timings: buildTimings(record),
+      ...(record.transfer ? { bytesPulled: record.transfer.bytes, requests: record.transfer.requests, redirects: record.transfer.redirects } : {}),
+      ...withStageErrors(record),
+    },
     network: { headers: withoutCookies(record.probe.headers) },
   };
 }

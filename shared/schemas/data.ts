@@ -126,6 +126,12 @@ export const ProviderData = z
 
 export const Diagnostics = z.object({
   timings: z.record(z.string(), z.number().int()).meta({ description: "Milliseconds: total, semantic, mediaFormat, preview, ..." }),
+  bytesPulled: z.number().int().nonnegative().optional()
+    .meta({ description: "Body bytes the whole inspection pulled from the origin, at the edge and in the media runner together" }),
+  requests: z.number().int().nonnegative().optional()
+    .meta({ description: "HTTP requests the whole inspection made to the origin (edge and runner); each redirect hop is one more, counted in redirects" }),
+  redirects: z.number().int().nonnegative().optional()
+    .meta({ description: "Redirect hops followed, edge and runner together" }),
   stageErrors: z.array(StageError).optional()
     .meta({ description: "Why each stage in processing.failedStages failed. Present only when a stage failed." }),
 });

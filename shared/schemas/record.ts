@@ -22,6 +22,14 @@ export const ProbeResult = z.object({
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;
 
+/** Traffic to the origin: body bytes, HTTP requests and redirect hops followed. */
+export const Transfer = z.object({
+  bytes: z.number().int().nonnegative(),
+  requests: z.number().int().nonnegative(),
+  redirects: z.number().int().nonnegative(),
+});
+export type Transfer = z.infer<typeof Transfer>;
+
 export const StageRecord = z.object({
   state: StageState,
   attempts: z.number().int().default(0),
@@ -71,6 +79,8 @@ export const ResourceRecord = z.object({
   stages: z.partialRecord(StageName, StageRecord),
   results: StageResults,
   timings: z.record(z.string(), z.number()),
+  /** What the whole inspection pulled from the origin (edge and runner together). */
+  transfer: Transfer.optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
   expiresAt: z.number(),

@@ -80,6 +80,8 @@ export const RunnerResponse = z.object({
     .meta({ description: "Milliseconds per step (fetch, metadata, frame, thumbnail, placeholder, palette, total)" }),
   bytesFetched: z.number().int().nonnegative().optional()
     .meta({ description: "Bytes the runner pulled from the origin for this request" }),
+  requests: z.number().int().nonnegative().optional().meta({ description: "HTTP requests the runner made to the origin" }),
+  redirects: z.number().int().nonnegative().optional().meta({ description: "Redirect hops the runner followed" }),
   stages: z.partialRecord(RunnerStage, RunnerStageOutcome).optional()
     .meta({ description: "Per requested stage: done, failed (with a reason) or skipped. Metadata and previews end independently." }),
   detected: RunnerDetected.optional()

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { addTransfer } from "../resource/transfer.ts";
 import { fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
 import { parseContentRange } from "../probe/content-range.ts";
 import { errors } from "../errors/api-error.ts";
@@ -88,11 +89,13 @@ async function imageBytes(record: ResourceRecord, config: Config, head?: Uint8Ar
   const policy = fetchPolicy(config);
   const resume = head !== undefined && head.byteLength > 0 && record.probe.streamable && size !== undefined;
   if (resume) {
-    const { response } = await safeFetch(record.probe.finalUrl, { headers: { range: `bytes=${head.byteLength}-` } }, policy);
+    const { response, redirects } = await safeFetch(record.probe.finalUrl, { headers: { range: `bytes=${head.byteLength}-` } }, policy);
+    addTransfer(record, { requests: 1, redirects });
     const range = parseContentRange(response.headers.get("content-range"));
     if (response.status === 404) throw errors.notFound();
     if (response.status === 206 && range?.start === head.byteLength && range.total === size) {
       const rest = await readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
+      addTransfer(record, { bytes: rest.byteLength });
       const bytes = new Uint8Array(head.byteLength + rest.byteLength);
       bytes.set(head);
       bytes.set(rest, head.byteLength);
@@ -101,11 +104,14 @@ async function imageBytes(record: ResourceRecord, config: Config, head?: Uint8Ar
     // Not the rest we asked for (the origin changed its mind about ranges, or lies): read the whole file.
     await response.body?.cancel();
   }
-  const { response } = await safeFetch(record.probe.finalUrl, {}, policy);
+  const { response, redirects } = await safeFetch(record.probe.finalUrl, {}, policy);
+  addTransfer(record, { requests: 1, redirects });
   if (response.status === 404) throw errors.notFound();
   if (response.status !== 200) {
     await response.body?.cancel();
     throw errors.badGateway(`The remote server answered ${response.status}.`);
   }
-  return readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
+  const whole = await readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
+  addTransfer(record, { bytes: whole.byteLength });
+  return whole;
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { addTransfer } from "../resource/transfer.ts";
 import { fetchPolicy, type FetchPolicy } from "../fetch/index.ts";
 import type { ProbeResult, ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
@@ -72,6 +73,7 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   for (const step of steps) await step(inspection);
   const record = inspection.record!;
   record.timings.total = Math.round(performance.now() - started);
+  addTransfer(record, { bytes: source.bytesFetched, requests: 1 + source.extraRequests, redirects: probe.redirects });
   return { record, ...(record.category === "image" ? { imageHead: head } : {}) };
 }
 

@@ -10,6 +10,8 @@ export class RangeByteSource {
   private readonly segments: { offset: number; bytes: Uint8Array }[] = [];
   /** Bytes pulled from the origin through this source (the probe's head included). */
   bytesFetched = 0;
+  /** Range requests made after the head (the head's own request is the probe's). */
+  extraRequests = 0;
 
   constructor(
     readonly url: string,
@@ -38,6 +40,7 @@ export class RangeByteSource {
     if (this.bytesFetched + (fetchEnd - offset) > this.maxExtraBytes + this.headBytes()) {
       throw errors.badGateway("Reading this file's metadata would need too many bytes.");
     }
+    this.extraRequests += 1;
     const { response } = await safeFetch(this.url, { headers: { range: `bytes=${offset}-${fetchEnd - 1}` } }, this.policy);
     if (response.status !== 206) {
       await response.body?.cancel();

@@ -16,6 +16,7 @@ import { DispatchLedger } from "../dispatch/dispatch-ledger.ts";
 import { RunnerDispatcher } from "../dispatch/runner-dispatcher.ts";
 import type { RunnerWork } from "../dispatch/runner-work.ts";
 import { RecordStore } from "./record-store.ts";
+import { addTransfer } from "./transfer.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
 import { failStages, isComplete, markQueued, markStarted, noteRetry, stillPending, unmarkQueued } from "./stage-state.ts";
@@ -161,6 +162,8 @@ export class ResourceObject extends DurableObject<Env> {
   async applyRunner(outcome: RunnerOutcome): Promise<void> {
     const record = this.record();
     if (!record || !applyRunnerOutcome(record, outcome)) return;
+    const r = outcome.result;
+    if (r) addTransfer(record, { bytes: r.bytesFetched ?? 0, requests: r.requests ?? 0, redirects: r.redirects ?? 0 });
     await this.recordChanged(record);
     await this.queueRunnerStages(record, this.config.RUNNER_DISPATCH);
   }

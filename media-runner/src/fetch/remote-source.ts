@@ -35,6 +35,9 @@ export class RemoteSource {
   contentType: string | undefined;
   finalUrl: URL;
   bytesFetched = 0;
+  /** Requests made to the origin, and redirect hops followed by the first (later ones go to its final URL). */
+  requests = 0;
+  redirects = 0;
   /** First fatal error met while serving the engines; the job reports it instead of "corrupt media". */
   failure: RunnerError | undefined;
   private readonly cache = new Map<number, Buffer>();
@@ -56,8 +59,10 @@ export class RemoteSource {
   /** First request: follows redirects, learns size and Range support, enforces the size cap. */
   async open(): Promise<void> {
     const B = this.limits.blockBytes;
+    this.requests++;
     const first = await openUpstream(this.url, this.ctx, { start: 0, end: B - 1 });
     this.finalUrl = first.finalUrl;
+    this.redirects = first.redirects;
     this.contentType = first.headers["content-type"];
     const range = first.status === 206 ? parseContentRange(first.headers["content-range"]) : undefined;
     if (range && range.start === 0 && range.size !== undefined) {
@@ -164,6 +169,7 @@ export class RemoteSource {
   }
 
   private async request(range?: { start: number; end: number }) {
+    this.requests++;
     try {
       return await openUpstream(this.finalUrl, this.ctx, range);
     } catch (error) {

@@ -23,6 +23,8 @@ export interface UpstreamResponse {
   headers: Record<string, string | undefined>;
   body: Readable;
   finalUrl: URL;
+  /** Redirect hops followed to get here. */
+  redirects: number;
 }
 
 /** Neutral headers: media bytes as stored (no compression, so byte ranges mean file offsets). */
@@ -122,7 +124,7 @@ export async function openUpstream(
       const onAbort = () => body.destroy(upstreamError(new Error("body deadline"), deadline.aborted));
       signal.addEventListener("abort", onAbort, { once: true });
       body.once("close", () => signal.removeEventListener("abort", onAbort));
-      return { status, headers, body, finalUrl: current };
+      return { status, headers, body, finalUrl: current, redirects: hop };
     }
     discard(response.body);
     if (status === 404 || status === 410) throw new RunnerError("RESOURCE_NOT_FOUND", `the remote server answered ${status}`);

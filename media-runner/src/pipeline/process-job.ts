@@ -20,7 +20,7 @@ export async function processJob(request: RunnerRequest, ctx: JobContext): Promi
   try {
     await timings.time("fetch", () => source.open());
     const result = await pipelines[request.category](request, source, ctx, timings);
-    return { ...result, timings: { ...timings.values, total: Math.round(performance.now() - started) }, bytesFetched: source.bytesFetched };
+    return { ...result, timings: { ...timings.values, total: Math.round(performance.now() - started) }, bytesFetched: source.bytesFetched, requests: source.requests, redirects: source.redirects };
   } catch (error) {
     throw source.failure ?? error;
   }
