@@ -9,7 +9,8 @@
  *   probe-image-size        its URL form (images)
  * then a cached inspection against GET /health of the same Worker.
  *
- *   npm run bench -- [--rounds 3] [--files mp4,flac] [--tools fast,full] [--cached 200] [--json out.json]
+ *   npm run bench -- [--rounds 3] [--files mp4,flac] [--tools fast,full] [--cached 200] [--dispatch direct|queue]
+ *                    [--verbose] [--json out.json]
  * Loopback only; run it inside a loopback-only namespace:
  *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run bench'
  * Every run uses a fresh URL (a distinct `t` query parameter), so nothing is served from the service's cache
@@ -39,6 +40,8 @@ const { values: args } = parseArgs({
     cached: { type: "string", default: "200" },
     json: { type: "string", default: join(root, ".tmp", "bench", "results.json") },
     verbose: { type: "boolean", default: false },
+    /** How the service starts runner work when a caller waits: direct (default) or queue, to compare the two. */
+    dispatch: { type: "string", default: "direct" },
   },
 });
 const rounds = Math.max(1, Math.min(20, Number(args.rounds)));
@@ -254,6 +257,7 @@ async function main(): Promise<void> {
   const service = await startService(root, {
     SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,
     FULL_WAIT_TIMEOUT_MS: "120000",
+    RUNNER_DISPATCH: args.dispatch === "queue" ? "queue" : "direct",
   });
   const ctx: RunCtx = { service, scratch };
   const lines: string[] = [];
@@ -315,7 +319,7 @@ async function main(): Promise<void> {
   console.log(`\n${summary.join("\n")}`);
   mkdirSync(join(args.json!, ".."), { recursive: true });
   writeFileSync(args.json!, JSON.stringify({ runId, rounds, results, cached, summary }, null, 2));
-  console.log(`\nrounds ${rounds}; JSON in ${args.json}`);
+  console.log(`\nrounds ${rounds}; runner dispatch ${args.dispatch}; JSON in ${args.json}`);
 }
 
 /** The issue's targets, each checked against this run's medians. */
