@@ -1,7 +1,7 @@
 import { formatBytes } from "../format/index.ts";
 import type { InspectData } from "../schemas/data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
-import type { StageName } from "../schemas/stages.ts";
+import { stagesByCategory, type StageName } from "../schemas/stages.ts";
 import { renderElement, toHtml } from "./html-tags.ts";
 import { stageView } from "./processing.ts";
 
@@ -30,7 +30,7 @@ export function buildFullData(record: ResourceRecord): InspectData {
     metadata: buildMetadata(record),
     preview: buildPreview(record),
     ...(record.provider ? { providerData: buildProviderData(record) } : {}),
-    diagnostics: { timings: buildTimings(record) },
+    diagnostics: { timings: buildTimings(record), stages: buildStageDiagnostics(record), bytesFetched: buildBytes(record) },
     network: { headers: withoutCookies(record.probe.headers) },
   };
 }
@@ -76,11 +76,11 @@ function buildPreview(record: ResourceRecord): InspectData["preview"] {
     if (native) return { thumbnail: { url: native } };
     return { thumbnail: staged(record, "oembed", undefined) };
   }
-  const { thumbnail, placeholder, dominantColor } = record.results;
+  const { thumbnail, placeholder, dominantColor, palette } = record.results;
   return {
     thumbnail: staged(record, "preview:thumbnail", thumbnail),
     placeholder: staged(record, "preview:blurhash", placeholder),
-    palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor } : undefined),
+    palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor, ...(palette ? { colors: palette } : {}) } : undefined),
     dominantColor: staged(record, "preview:palette", dominantColor),
   };
 }
@@ -105,6 +105,26 @@ function buildProviderData(record: ResourceRecord): InspectData["providerData"] 
 /** The probe already drops set-cookie; dropped again here so no record can leak a cookie through the API. */
 function withoutCookies(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^set-cookie2?$/i.test(name)));
+}
+
+/** State, engine, time and failure reason of every registered stage (the playground's stage chips and bars). */
+function buildStageDiagnostics(record: ResourceRecord): NonNullable<InspectData["diagnostics"]>["stages"] {
+  const out: NonNullable<NonNullable<InspectData["diagnostics"]>["stages"]> = {};
+  for (const stage of stagesByCategory[record.category]) {
+    const entry = record.stages[stage];
+    out[stage] = {
+      state: entry?.state ?? "pending",
+      ...(entry?.engine ? { engine: entry.engine } : {}),
+      ...(entry?.durationMs !== undefined ? { durationMs: Math.round(entry.durationMs) } : {}),
+      ...(entry?.error ? { error: entry.error } : {}),
+    };
+  }
+  return out;
+}
+
+function buildBytes(record: ResourceRecord): NonNullable<InspectData["diagnostics"]>["bytesFetched"] {
+  const runner = record.results.runnerBytesFetched;
+  return { worker: record.probe.bytesFetched, ...(runner !== undefined ? { runner } : {}) };
 }
 
 const previewTimingStages: StageName[] = ["preview:thumbnail", "preview:blurhash", "preview:palette"];

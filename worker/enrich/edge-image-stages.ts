@@ -66,6 +66,7 @@ export async function runEdgeImageStages(
   record.results.thumbnail = { url: thumbnailPath(key), dimensions: `${result.thumbnail.width}x${result.thumbnail.height}` };
   record.results.placeholder = { type: "blurhash", value: result.placeholder };
   record.results.dominantColor = result.dominantColor;
+  record.results.palette = result.palette.colors;
   if (!record.results.image) {
     record.results.image = { colorSpace: result.colorSpace, hasAlpha: result.hasAlpha, width: result.width, height: result.height };
     finishStage(record, "metadata:image", { state: "done", durationMs: elapsed, engine: "edge" });

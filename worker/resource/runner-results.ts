@@ -38,7 +38,11 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
           if (r.placeholder) (record.results.placeholder = r.placeholder), (produced = true);
           break;
         case "preview:palette":
-          if (r.dominantColor) (record.results.dominantColor = r.dominantColor), (produced = true);
+          if (r.dominantColor) {
+            record.results.dominantColor = r.dominantColor;
+            if (r.palette) record.results.palette = r.palette;
+            produced = true;
+          }
           break;
       }
     }
@@ -47,6 +51,7 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
         ? { state: "done", engine: "runner", ...(durationMs !== undefined ? { durationMs } : {}) }
         : { state: "failed", engine: "runner", error: outcome.error ?? "the media runner produced no result" }) || changed;
   }
+  if (r?.bytesFetched !== undefined && changed) record.results.runnerBytesFetched = r.bytesFetched;
   if (r?.timings && changed) {
     for (const [k, v] of Object.entries(r.timings)) record.timings[`runner.${k}`] = v;
     if (r.timings.thumbnail !== undefined || r.timings.frame !== undefined) {
