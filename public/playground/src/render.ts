@@ -72,6 +72,8 @@ function visual(data: InspectData): HTMLElement | null {
     return h("div", { class: "frame frame-audio", "aria-hidden": "true" }, h("span", { class: "audio-glyph" }, "♪"));
   }
   if (!preview) return null;
+  const remote = safeUrl(preview.thumbnail?.url);
+  if (remote && !isSameOrigin(remote)) return remoteThumbnail(remote);
   const dims = /^(\d+)x(\d+)$/.exec(preview.thumbnail?.dimensions ?? "");
   const frame = h("div", { class: "frame" });
   if (dims) frame.style.aspectRatio = `${dims[1]} / ${dims[2]}`;
@@ -97,21 +99,24 @@ function visual(data: InspectData): HTMLElement | null {
     img.addEventListener("load", () => img.classList.add("loaded"));
     img.src = thumbUrl;
     frame.append(img);
-  } else if (thumbUrl) {
-    // A provider's own thumbnail lives on the provider's host: fetched only when the visitor asks.
-    const host = new URL(thumbUrl).host;
-    const button = h("button", { type: "button", class: "load-remote" }, `Load thumbnail from ${host}`);
-    button.addEventListener("click", () => {
-      const img = h("img", { id: "thumb", class: "thumb", alt: "Provider thumbnail", referrerpolicy: "no-referrer" });
-      img.addEventListener("load", () => img.classList.add("loaded"));
-      img.src = thumbUrl;
-      button.replaceWith(img);
-    });
-    frame.append(button);
   } else if (preview.thumbnail === null) {
     frame.append(h("span", { class: "frame-note" }, "Thumbnail pending…"));
   }
   return frame;
+}
+
+/** A provider's own thumbnail lives on the provider's host: a link, and fetched only when the visitor asks. */
+function remoteThumbnail(url: string): HTMLElement {
+  const host = new URL(url).host;
+  const button = h("button", { type: "button" }, `Show it (loads from ${host})`);
+  const box = h("div", { class: "remote-thumb" },
+    h("a", { href: url, rel: "noopener noreferrer", target: "_blank" }, url), " ", button);
+  button.addEventListener("click", () => {
+    const img = h("img", { id: "thumb", class: "thumb loaded", alt: "Provider thumbnail", referrerpolicy: "no-referrer" });
+    img.src = url;
+    button.replaceWith(h("div", { class: "frame" }, img));
+  });
+  return box;
 }
 
 /** Placeholder canvas size with the thumbnail's aspect ratio, long side placeholderPx. */
