@@ -94,6 +94,14 @@ describe("playground page", () => {
     await page.waitForFunction(() => {
       const img = document.querySelector<HTMLImageElement>("#thumb");
       return !!img && img.complete && img.naturalWidth > 0 && img.classList.contains("loaded");
+    }, null, { timeout: 20_000 }).catch(async (error: unknown) => {
+      const seen = responses.filter((r) => r.url.includes("thumbnail"));
+      const asked = requests.filter((u) => u.includes("thumbnail"));
+      const state = await page.$eval("#thumb", (i) => {
+        const img = i as HTMLImageElement;
+        return { complete: img.complete, w: img.naturalWidth, cls: img.className, error: img.dataset.error ?? null };
+      }).catch(() => "no #thumb");
+      throw new Error(`thumbnail not shown: ${String(error)}\nimg ${JSON.stringify(state)}\nrequests ${JSON.stringify(asked)}\nresponses ${JSON.stringify(seen)}`);
     });
     const thumb = await page.$eval("#thumb", (i) => ({ src: (i as HTMLImageElement).src, w: (i as HTMLImageElement).naturalWidth }));
     expect(thumb.src).toBe(new URL(preview.thumbnail.url, service.base).href);
@@ -119,6 +127,8 @@ describe("playground page", () => {
   }
 
   it("shows the sample links for the given samples origin", async () => {
+    await page.screenshot({ path: join(shots, "initial.png"), fullPage: true });
+    expect(await page.isVisible("#results")).toBe(false);
     const links = await page.$$eval("button.sample", (b) => b.map((x) => x.getAttribute("data-url")));
     expect(links).toEqual([
       ...["image.jpg", "image.png", "video.mp4", "video.webm", "audio.mp3", "audio.flac"].map((f) => `${origin.url}/media/${f}`),
@@ -196,12 +206,50 @@ describe("playground page", () => {
     expect(await page.$("#thumb")).toBeNull();
   });
 
+  it("shows a failed stage with its reason (an image whose pixels do not decode)", async () => {
+    await page.fill("#url", `${origin.url}/corrupt/image.png?keep=33&run=${Date.now()}`);
+    await page.press("#url", "Enter");
+    const envelope = await finished();
+    await page.screenshot({ path: join(shots, "failed-stage.png"), fullPage: true });
+    const failed: string[] = envelope.processing.failedStages ?? [];
+    expect(failed).toContain("preview:thumbnail");
+    const chips = await page.$$eval("#stages li[data-state=failed]", (items) =>
+      items.map((li) => [li.getAttribute("data-stage"), li.querySelector(".chip-reason")?.textContent ?? ""]));
+    expect(chips.map(([stage]) => stage).sort()).toEqual([...failed].sort());
+    for (const [, reason] of chips) expect(reason).toMatch(/\w{4,}/);
+    // The browser cannot show the file either: a note replaces the broken-image icon.
+    await page.waitForSelector(".player-note");
+    expect(chips.every(([, reason]) => reason !== "no reason given")).toBe(true);
+  });
+
   it("shows the error envelope's code and message", async () => {
     await page.fill("#url", "http://169.254.169.254/latest/meta-data/");
     await page.click("button[type=submit]");
     await page.waitForSelector("#error:not([hidden])");
     expect(await page.textContent("#error .error-code")).toBe("SSRF_BLOCKED");
     expect(await page.textContent("#error")).toContain("HTTP 403");
+    expect(await page.isVisible("#card")).toBe(false);
+    await page.screenshot({ path: join(shots, "error.png"), fullPage: true });
+  });
+
+  it("passes the profile and fields options (embed card; fast with two namespaces)", async () => {
+    await page.selectOption("#profile", "embed");
+    const embed = await clickSample("watch?v=dQw4w9WgXcQ", "embed-profile");
+    expect(embed.profile).toBe("embed");
+    await expectPlayer("iframe");
+    expect(await page.$eval("[data-role=player]", (f) => f.getAttribute("data-src"))).toBe(embed.data.render.attributes.src);
+
+    await page.selectOption("#profile", "fast");
+    await page.click(".options summary");
+    await page.check("input[name=fields][value=identity]");
+    await page.check("input[name=fields][value=metadata]");
+    const fast = await clickSample("image.png", "fast-fields");
+    expect(Object.keys(fast.data).sort()).toEqual(["identity", "metadata"]);
+    expect(fast.projection.profile).toBe("fast");
+    expect(await page.textContent("#curl")).toContain("profile=fast&fields=identity%2Cmetadata");
+    await page.uncheck("input[name=fields][value=identity]");
+    await page.uncheck("input[name=fields][value=metadata]");
+    await page.selectOption("#profile", "standard");
   });
 
   it("stays readable at 360 px wide (no horizontal scrolling)", async () => {

@@ -84,6 +84,8 @@ function resetView(): void {
   byId("error").hidden = true;
   clear(byId("stages"));
   clear(byId("timings"));
+  byId("stages-section").hidden = true;
+  byId("timings-section").hidden = true;
   clear(byId("headers"));
   showJson("");
   renderProgress(undefined, "");
@@ -157,6 +159,10 @@ async function inspectNow(url: string, opts: InspectOptions): Promise<void> {
     if (!done) return;
     envelope = done;
     setStatus(`Job completed (result in the standard profile) · first answer ${first.ms} ms`);
+  }
+
+  if (envelope.processing.status === "partial" && !envelope.job) {
+    setStatus(`${first.status} · ${envelope.responseSource} · partial: the pending stages finish in the background (inspect again, or use standard/full)`);
   }
 
   // Follow-ups once complete: per-stage diagnostics (the full profile answers at once from the finished

@@ -95,9 +95,16 @@ function visual(data: InspectData): HTMLElement | null {
 
   const thumbUrl = safeUrl(preview.thumbnail?.url);
   if (thumbUrl && isSameOrigin(thumbUrl)) {
-    const img = h("img", { id: "thumb", class: "thumb", alt: "Thumbnail", decoding: "async" });
-    img.addEventListener("load", () => img.classList.add("loaded"));
+    const img = h("img", { id: "thumb", class: "thumb", alt: "Thumbnail" });
+    const shown = () => { if (img.naturalWidth > 0) img.classList.add("loaded"); };
+    img.addEventListener("load", shown);
+    img.addEventListener("error", () => {
+      img.dataset.error = "true";
+      frame.append(h("span", { class: "frame-note" }, "The thumbnail did not load."));
+    }, { once: true });
     img.src = thumbUrl;
+    // Already in the memory cache (the card is redrawn when the job ends): no wait for a load event.
+    if (img.complete) requestAnimationFrame(shown);
     frame.append(img);
   } else if (preview.thumbnail === null) {
     frame.append(h("span", { class: "frame-note" }, "Thumbnail pending…"));
@@ -144,7 +151,9 @@ function palette(data: InspectData): HTMLElement | null {
   return h("div", { class: "palette-wrap" }, bar, list);
 }
 
-function player(data: InspectData, embed: EmbedData | undefined, title: string): HTMLElement {
+function player(data: InspectData, embed: EmbedData | undefined, title: string): HTMLElement | null {
+  // `fields` may leave playback out: then there is nothing to say how to play it.
+  if (!data.playback) return null;
   const wrap = h("div", { id: "player", class: "player", "data-component": data.playback?.component ?? "" });
   const src = safeUrl(data.identity?.finalUrl);
   const poster = safeUrl(data.preview?.thumbnail?.url);
@@ -164,6 +173,11 @@ function player(data: InspectData, embed: EmbedData | undefined, title: string):
     }
     case "img": {
       const img = h("img", { "data-role": "player", alt: title, decoding: "async" });
+      // A file the service read but the browser cannot show (corrupt, or a format it lacks): say so, no broken icon.
+      img.addEventListener("error", () => {
+        img.hidden = true;
+        wrap.append(h("p", { class: "muted player-note" }, "This browser cannot display the file."));
+      }, { once: true });
       if (src) img.src = src;
       wrap.append(img);
       break;
@@ -216,6 +230,7 @@ function facts(data: InspectData): HTMLElement {
   const audio = m?.audio ?? undefined;
   const width = image?.width ?? video?.width;
   const height = image?.height ?? video?.height;
+  const oembed = data.providerData?.oembed ?? undefined;
   const rows: [string, unknown][] = [
     ["Category", data.semantic?.semanticType ?? data.semantic?.kind],
     ["MIME", data.identity?.mime],
@@ -232,6 +247,8 @@ function facts(data: InspectData): HTMLElement {
     ["Rotation", (video as { rotation?: number } | undefined)?.rotation],
     ["Filename", m?.filename],
     ["Provider", data.provider ? `${data.provider.name} (${data.provider.detectionMethod}, ${data.provider.confidence})` : undefined],
+    ["Author", typeof oembed?.["author_name"] === "string" ? oembed["author_name"] : undefined],
+    ["Embed URL", data.playback?.embedUrl],
     ["Playback", data.playback ? `${data.playback.strategy} / ${data.playback.component}` : undefined],
     ["Streamable", data.playback?.streamable],
     ["Final URL", data.identity?.finalUrl],
@@ -254,6 +271,7 @@ function factTable(rows: [string, unknown][]): HTMLElement {
 export function renderStages(processing: InspectResponse["processing"] | undefined, diagnostics?: Diagnostics): void {
   const list = byId("stages");
   clear(list);
+  byId("stages-section").hidden = !processing;
   if (!processing) return;
   const failed = new Set(processing.failedStages ?? []);
   const all = [...processing.completedStages, ...processing.pendingStages];
@@ -287,6 +305,7 @@ export function renderProgress(percent: number | undefined, label: string): void
 export function renderTimings(diagnostics: Diagnostics | undefined, serverTiming: string | undefined): void {
   const box = byId("timings");
   clear(box);
+  byId("timings-section").hidden = false;
   const entries: [string, number][] = diagnostics
     ? Object.entries(diagnostics.timings)
     : parseServerTiming(serverTiming ?? "");
