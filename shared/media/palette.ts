@@ -119,20 +119,26 @@ function spread(box: Bin[]): { error: number; channel: Channel } {
   return { error: perChannel[0]! + perChannel[1]! + perChannel[2]!, channel: channels[widest]! };
 }
 
+interface Box {
+  bins: Bin[];
+  error: number;
+  channel: Channel;
+}
+
+const boxOf = (bins: Bin[]): Box => ({ bins, ...spread(bins) });
+
 function medianCut(bins: Bin[], target: number): Bin[][] {
-  const boxes: Bin[][] = [bins];
+  // Each box's spread is computed once, when the box is made.
+  const boxes: Box[] = [boxOf(bins)];
   while (boxes.length < target) {
     let pick = -1;
     let pickError = 0;
     for (let i = 0; i < boxes.length; i++) {
       const box = boxes[i]!;
-      if (box.length < 2) continue;
-      const { error } = spread(box);
-      if (error > pickError) { pickError = error; pick = i; }
+      if (box.bins.length >= 2 && box.error > pickError) { pickError = box.error; pick = i; }
     }
     if (pick < 0) break;
-    const box = boxes[pick]!;
-    const { channel } = spread(box);
+    const { bins: box, channel } = boxes[pick]!;
     const sorted = [...box].sort((a, b) => a[channel] - b[channel]);
     const half = sorted.reduce((n, bin) => n + bin.count, 0) / 2;
     let cut = 0;
@@ -142,9 +148,9 @@ function medianCut(bins: Bin[], target: number): Bin[][] {
     }
     // Both halves keep at least one bin.
     const at = Math.min(Math.max(cut + 1, 1), sorted.length - 1);
-    boxes.splice(pick, 1, sorted.slice(0, at), sorted.slice(at));
+    boxes.splice(pick, 1, boxOf(sorted.slice(0, at)), boxOf(sorted.slice(at)));
   }
-  return boxes;
+  return boxes.map((box) => box.bins);
 }
 
 function nearest(bin: Bin, centres: [number, number, number][]): number {
