@@ -159,6 +159,8 @@ describe("playground page", () => {
     const inspectCalls = responses.filter((r) => r.method === "POST" && r.url.includes("/api/v1/inspect?profile=standard"));
     expect(inspectCalls.at(-1)?.status).toBe(202);
     expect(responses.some((r) => r.url.includes("/api/v1/job/") && r.status === 200)).toBe(true);
+    // While the job ran, the stage chips were refreshed from the cheapest answer (fast, identity only).
+    expect(responses.some((r) => r.url.includes("profile=fast&fields=identity") && r.status < 300)).toBe(true);
     expect(envelope.data.metadata.video.fps).toBe(25);
     await expectVisuals(envelope);
     await expectPlayer("video");
@@ -243,12 +245,16 @@ describe("playground page", () => {
     await page.click(".options summary");
     await page.check("input[name=fields][value=identity]");
     await page.check("input[name=fields][value=metadata]");
+    await page.check("input[name=expand][value=rawHeaders]");
+    await page.check("#debug");
     const fast = await clickSample("image.png", "fast-fields");
-    expect(Object.keys(fast.data).sort()).toEqual(["identity", "metadata"]);
+    expect(Object.keys(fast.data).sort()).toEqual(["identity", "metadata", "network"]);
     expect(fast.projection.profile).toBe("fast");
-    expect(await page.textContent("#curl")).toContain("profile=fast&fields=identity%2Cmetadata");
-    await page.uncheck("input[name=fields][value=identity]");
-    await page.uncheck("input[name=fields][value=metadata]");
+    expect(await page.textContent("#curl")).toContain("profile=fast&fields=identity%2Cmetadata&expand=rawHeaders&debug=true");
+    expect(await page.textContent("#origin-headers")).toContain("image/png");
+    for (const box of ["input[name=fields][value=identity]", "input[name=fields][value=metadata]", "input[name=expand][value=rawHeaders]", "#debug"]) {
+      await page.uncheck(box);
+    }
     await page.selectOption("#profile", "standard");
   });
 

@@ -94,14 +94,28 @@ function resetView(): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function pollJob(id: string, mine: number): Promise<InspectResponse | undefined> {
+/**
+ * The stages as they finish: `processing` is the same for every profile (SPEC 3), so the cheapest answer
+ * (fast, identity only) shows which stages are done while the job runs.
+ */
+async function refreshStages(url: string, mine: number): Promise<void> {
+  const exchange = await inspect(url, { profile: "fast", fields: ["identity"], expand: [], debug: false });
+  if (mine !== run || exchange.status >= 400 || isErrorBody(exchange.body)) return;
+  const previous = exchanges.findIndex((e) => e.url === exchange.url);
+  if (previous >= 0) exchanges.splice(previous, 1);
+  record(exchange);
+  renderStages((exchange.body as InspectResponse).processing);
+}
+
+async function pollJob(id: string, url: string, mine: number): Promise<InspectResponse | undefined> {
   const started = performance.now();
   while (performance.now() - started < pollLimitMs) {
     await sleep(pollIntervalMs);
     if (mine !== run) return undefined;
     const exchange = await getJob(id);
-    // One row for the whole poll, updated in place, rather than a row per tick.
-    if (exchanges.at(-1)?.url === exchange.url) exchanges.pop();
+    // One row per kind of poll, updated in place, rather than rows per tick.
+    const previous = exchanges.findIndex((e) => e.url === exchange.url);
+    if (previous >= 0) exchanges.splice(previous, 1);
     record(exchange);
     if (isErrorBody(exchange.body)) {
       showError(exchange);
@@ -117,6 +131,7 @@ async function pollJob(id: string, mine: number): Promise<InspectResponse | unde
       setStatus("The job failed: the resource could not be inspected any more.");
       return undefined;
     }
+    await refreshStages(url, mine);
   }
   setStatus(`Still running after ${pollLimitMs / 1000} s; stopped polling.`);
   return undefined;
@@ -154,7 +169,7 @@ async function inspectNow(url: string, opts: InspectOptions): Promise<void> {
   if (first.status === 202 && envelope.job) {
     setStatus(`202 · heavy stages run in the background; polling job ${envelope.job.id}`);
     renderProgress(Math.round(envelope.processing.completion * 100), "Job processing:");
-    const done = await pollJob(envelope.job.id, mine);
+    const done = await pollJob(envelope.job.id, url, mine);
     if (mine !== run) return;
     if (!done) return;
     envelope = done;

@@ -30,7 +30,14 @@ export function renderCard({ envelope, embed }: CardInput): void {
     section("Preview", previewNote(data), visual(data), palette(data)),
     section("Player", `playback.component: ${data.playback?.component ?? "none"}`, player(data, embed, title)),
     section("Facts", null, facts(data)),
+    data.network ? section("Origin response headers", "debug=true, expand=rawHeaders", headerTable(data.network.headers)) : null,
   );
+}
+
+function headerTable(headers: Record<string, string>): HTMLElement {
+  const dl = h("dl", { class: "headers", id: "origin-headers" });
+  for (const [name, value] of Object.entries(headers)) dl.append(h("div", { class: "header" }, h("dt", {}, name), h("dd", {}, value)));
+  return dl;
 }
 
 export function renderEmbedCard(body: EmbedResponse): void {
