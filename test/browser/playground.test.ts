@@ -128,6 +128,10 @@ describe("playground page", () => {
 
   it("shows the sample links for the given samples origin", async () => {
     await page.screenshot({ path: join(shots, "initial.png"), fullPage: true });
+    // The page's script is the bundle; its TypeScript sources are not published (public/.assetsignore).
+    expect((await fetch(`${service.base}/vendor/playground/playground.js`)).status).toBe(200);
+    expect((await fetch(`${service.base}/vendor/blurhash/blurhash.js`)).status).toBe(200);
+    expect((await fetch(`${service.base}/playground/src/main.ts`)).status).toBe(404);
     expect(await page.isVisible("#results")).toBe(false);
     const links = await page.$$eval("button.sample", (b) => b.map((x) => x.getAttribute("data-url")));
     expect(links).toEqual([
