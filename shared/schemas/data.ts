@@ -102,12 +102,26 @@ export const Thumbnail = z.object({
   dimensions: z.string().regex(/^\d+x\d+$/).optional(),
 });
 export const Placeholder = z.object({ type: z.literal("blurhash"), value: z.string() });
+/** Palette size limit (shared/media/palette.ts quantises to at most this many colours). */
+export const paletteColorsMax = 6;
+export const PaletteColor = z.object({
+  hex: hexColor,
+  share: z.number().min(0).max(1).meta({ description: "Fraction (0-1) of the opaque pixels in this colour's cluster, 4 decimals" }),
+});
+export const Palette = z.object({
+  dominant: hexColor.meta({ description: "The largest colour: equals colors[0].hex (#000000 for a fully transparent image)" }),
+  colors: z.array(PaletteColor).max(paletteColorsMax).optional().meta({
+    description: "Up to 6 colours, largest share first, from median cut + k-means over the thumbnail's pixels " +
+      "(same quantiser at the edge and in the media runner). Shares may sum to under 1: specks under 1 % are dropped. " +
+      "Absent only for results stored before palettes were computed.",
+  }),
+});
 
 export const Preview = z.object({
   thumbnail: Thumbnail.nullable().optional(),
   placeholder: Placeholder.nullable().optional(),
-  palette: z.object({ dominant: hexColor }).nullable().optional(),
-  dominantColor: hexColor.nullable().optional(),
+  palette: Palette.nullable().optional(),
+  dominantColor: hexColor.nullable().optional().meta({ description: "Same as palette.dominant" }),
   waveform: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
   spectrogram: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
 });
@@ -124,10 +138,22 @@ export const ProviderData = z
   })
   .meta({ description: "Provider-native data (standard and full only)" });
 
+export const StageDiagnostics = z.object({
+  state: z.enum(["pending", "done", "failed"]),
+  engine: z.enum(["edge", "runner", "provider"]).optional().meta({ description: "Where the stage ran" }),
+  durationMs: z.number().int().optional(),
+  error: z.string().optional().meta({ description: "Why the stage failed (or the last transient error while it retries)" }),
+});
+
 export const Diagnostics = z.object({
   timings: z.record(z.string(), z.number().int()).meta({ description: "Milliseconds: total, semantic, mediaFormat, preview, ..." }),
   stageErrors: z.array(StageError).optional()
     .meta({ description: "Why each stage in processing.failedStages failed. Present only when a stage failed." }),
+  stages: z.record(z.string(), StageDiagnostics).optional().meta({ description: "Per registered stage: state, engine, time, failure reason" }),
+  bytesFetched: z.object({
+    worker: z.number().int().nonnegative().meta({ description: "Bytes the Worker pulled from the origin while probing" }),
+    runner: z.number().int().nonnegative().optional().meta({ description: "Bytes the media runner pulled from the origin" }),
+  }).optional(),
 });
 
 export const Network = z.object({
