@@ -10,20 +10,20 @@ export const Identity = z.object({
   finalUrl: z.string().meta({ description: "The URL after redirects" }),
   canonicalUrl: z.string().optional().meta({ description: "Normalised provider URL (provider URLs only)" }),
   mime: z.string().meta({ description: "MIME type sniffed from bytes (bytes win over Content-Type)" }),
-});
+}).meta({ id: "Identity" });
 
 export const Semantic = z.object({
   kind: z.enum(["direct-media", "embed-media", "webpage"]),
   semanticType: z.enum(["video", "audio", "image", "embedded-video", "embedded-audio"]).optional()
     .meta({ description: "Omitted for plain web pages" }),
   title: z.string().optional(),
-});
+}).meta({ id: "Semantic" });
 
 export const Provider = z.object({
   name: z.string().meta({ description: "Lower-case provider name, e.g. youtube" }),
   confidence: z.number().min(0).max(1),
   detectionMethod: z.enum(["url-parser", "oembed-discovery"]),
-});
+}).meta({ id: "Provider" });
 
 export const Playback = z.object({
   strategy: z.enum(["native", "iframe", "link"]).meta({ description: "`link` for web pages that cannot be played" }),
@@ -32,17 +32,17 @@ export const Playback = z.object({
   streamable: z.boolean().meta({ description: "True only when the origin answered a Range request with 206" }),
   downloadable: z.boolean(),
   html: z.string().optional().meta({ description: "Ready-to-use HTML (heavy field; see profiles and expand)" }),
-});
+}).meta({ id: "Playback" });
 
-export const Duration = z.object({ seconds: z.number(), formatted: z.string() });
-export const Bitrate = z.object({ bps: z.number(), formatted: z.string() });
+export const Duration = z.object({ seconds: z.number(), formatted: z.string() }).meta({ id: "Duration" });
+export const Bitrate = z.object({ bps: z.number(), formatted: z.string() }).meta({ id: "Bitrate" });
 
 export const ImageMetadata = z.object({
   colorSpace: z.string(),
   hasAlpha: z.boolean(),
   width: z.number().int().optional(),
   height: z.number().int().optional(),
-});
+}).meta({ id: "ImageMetadata" });
 export const VideoMetadata = z.object({
   duration: Duration.optional(),
   fps: z.number().optional(),
@@ -50,14 +50,14 @@ export const VideoMetadata = z.object({
   width: z.number().int().optional(),
   height: z.number().int().optional(),
   codec: z.string().optional(),
-});
+}).meta({ id: "VideoMetadata" });
 export const AudioMetadata = z.object({
   duration: Duration.optional(),
   bitrate: Bitrate.optional(),
   sampleRate: z.number().optional(),
   channels: z.number().int().optional(),
   codec: z.string().optional(),
-});
+}).meta({ id: "AudioMetadata" });
 
 export const Metadata = z.object({
   filename: z.string().optional(),
@@ -65,13 +65,13 @@ export const Metadata = z.object({
   image: ImageMetadata.nullable().optional(),
   video: VideoMetadata.nullable().optional(),
   audio: AudioMetadata.nullable().optional(),
-});
+}).meta({ id: "Metadata" });
 
 export const Thumbnail = z.object({
   url: z.string().meta({ description: "Service-relative path for generated thumbnails, absolute for provider-native" }),
   dimensions: z.string().regex(/^\d+x\d+$/).optional(),
-});
-export const Placeholder = z.object({ type: z.literal("blurhash"), value: z.string() });
+}).meta({ id: "Thumbnail" });
+export const Placeholder = z.object({ type: z.literal("blurhash"), value: z.string() }).meta({ id: "Placeholder" });
 
 export const Preview = z.object({
   thumbnail: Thumbnail.nullable().optional(),
@@ -80,7 +80,7 @@ export const Preview = z.object({
   dominantColor: hexColor.nullable().optional(),
   waveform: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
   spectrogram: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
-});
+}).meta({ id: "Preview" });
 
 export const ProviderData = z
   .object({
@@ -92,15 +92,15 @@ export const ProviderData = z
       .meta({ description: "The provider's oEmbed answer (null while pending, omitted when the stage failed)" }),
     embeddable: z.boolean().optional(),
   })
-  .meta({ description: "Provider-native data (standard and full only)" });
+  .meta({ description: "Provider-native data (standard and full only)" }).meta({ id: "ProviderData" });
 
 export const Diagnostics = z.object({
   timings: z.record(z.string(), z.number().int()).meta({ description: "Milliseconds: total, semantic, mediaFormat, preview, ..." }),
-});
+}).meta({ id: "Diagnostics" });
 
 export const Network = z.object({
   headers: z.record(z.string(), z.string()).meta({ description: "Final hop response headers (set-cookie removed)" }),
-});
+}).meta({ id: "Network" });
 
 export const InspectData = z.object({
   identity: Identity.optional(),
@@ -112,7 +112,7 @@ export const InspectData = z.object({
   providerData: ProviderData.optional(),
   diagnostics: Diagnostics.optional(),
   network: Network.optional(),
-});
+}).meta({ id: "InspectData" });
 export type InspectData = z.infer<typeof InspectData>;
 
 /** Namespaces a caller may name in `fields`. */

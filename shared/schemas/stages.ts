@@ -12,7 +12,7 @@ export const stageNames = [
   "preview:blurhash",
   "preview:palette",
 ] as const;
-export const StageName = z.enum(stageNames);
+export const StageName = z.enum(stageNames).meta({ id: "StageName" });
 export type StageName = z.infer<typeof StageName>;
 
 export const mediaCategories = ["image", "video", "audio", "embedded", "webpage"] as const;
