@@ -66,6 +66,14 @@ process.on("SIGTERM", () => stopAll(0));
 process.on("SIGHUP", () => stopAll(0));
 process.on("exit", cleanUp);
 
+// npm does not always pass a SIGTERM on to the script (it may simply die), so the script also stops when its
+// parent goes away: it is then re-parented, and its parent pid changes.
+const parentPid = process.ppid;
+const parentWatch = setInterval(() => {
+  if (process.ppid !== parentPid) stopAll(0);
+}, 250);
+parentWatch.unref();
+
 // The settings are the keys of the Worker's own schema, so a new setting is passed on without editing this file.
 const { ConfigSchema, getConfig } = await tsImport("../worker/config.ts", import.meta.url);
 const settingNames = Object.keys(ConfigSchema.shape);
@@ -121,7 +129,9 @@ if (startRunner) {
   // The runner exits when its stdin closes, so it cannot outlive this script even on SIGKILL.
   const runner = spawn(tsx, [runnerEntry, "--exit-on-stdin-close"], {
     cwd: root,
-    env: { ...env, RUNNER_PORT: runnerPort, RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: runnerToken },
+    // info: the runner writes one JSON line per job (its default, warn, keeps only problems).
+    // The runner fetches the same origins as the Worker, so it gets the same allow-list (local default included).
+    env: { RUNNER_LOG_LEVEL: "info", ...env, SSRF_ALLOWLIST: settings.SSRF_ALLOWLIST, RUNNER_PORT: runnerPort, RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: runnerToken },
     stdio: ["pipe", "pipe", "pipe"],
   });
   children.push(runner);

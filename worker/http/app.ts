@@ -36,7 +36,9 @@ export function createApp() {
   app.post("/api/v1/inspect", requestBodyLimit);
   // (per-client rate limit on POST /api/v1/inspect: worker/http/rate-limit.ts)
 
-  app.openapi(inspectRoute, async (c) => {
+  // Chained so the route types accumulate into AppType (what `hono/client` reads).
+  const routes = app
+    .openapi(inspectRoute, async (c) => {
     const body = c.req.valid("json");
     const query = c.req.valid("query");
     annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
@@ -57,11 +59,9 @@ export function createApp() {
       c.header("Retry-After", String(jobPollAfterSeconds));
     }
     return c.json(outcome.body as never, outcome.status);
-  });
-
-  app.openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200));
-
-  app.openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
+  })
+    .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
+    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
 
@@ -88,7 +88,7 @@ export function createApp() {
 
   app.notFound(notFound);
   app.onError(onError);
-  return app;
+  return routes;
 }
 
 /** The app's type, for `hono/client` (see client/). */
