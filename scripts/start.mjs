@@ -6,7 +6,7 @@
 //   `--var` arguments: argv is readable by every local user (`ps`, /proc/*/cmdline). The runner gets its token
 //   through its environment.
 // - Local mode only: a WEBHOOK_SECRET is generated (and printed once) when unset, and SSRF_ALLOWLIST defaults to
-//   the `npm run samples` origin so the README's examples work as printed. Production never runs this script.
+//   the origins of `npm run samples` and client/webhook-receiver.mjs so the README's examples work as printed. Production never runs this script.
 // - SIGTERM/SIGINT (to this script or to `npm`, which forwards it) stop both children, waiting up to
 //   STOP_TIMEOUT_MS for the runner's in-flight jobs, then SIGKILL. One readiness line names the URLs.
 import { spawn } from "node:child_process";
@@ -23,6 +23,7 @@ const port = process.env.PORT ?? "8787";
 const host = process.env.HOST ?? "127.0.0.1";
 const runnerPort = process.env.RUNNER_PORT ?? "8788";
 const samplesPort = process.env.SAMPLES_PORT ?? "8790";
+const receiverPort = process.env.RECEIVER_PORT ?? "8791";
 /** How long children get to finish (the runner completes in-flight jobs) before SIGKILL. */
 const stopTimeoutMs = Number(process.env.STOP_TIMEOUT_MS ?? 10_000);
 
@@ -80,7 +81,8 @@ const settingNames = Object.keys(ConfigSchema.shape);
 
 const settings = {};
 for (const name of settingNames) if (process.env[name]) settings[name] = process.env[name];
-if (!settings.SSRF_ALLOWLIST) settings.SSRF_ALLOWLIST = `127.0.0.1:${samplesPort}`;
+// Local mode only: the README's sample server and webhook receiver (both loopback) are reachable by default.
+if (!settings.SSRF_ALLOWLIST) settings.SSRF_ALLOWLIST = `127.0.0.1:${samplesPort},127.0.0.1:${receiverPort}`;
 if (!settings.WEBHOOK_SECRET) {
   settings.WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
   say(`WEBHOOK_SECRET was unset; generated for this run (webhook receivers verify with it):`);
