@@ -3,24 +3,38 @@
 // ETag/304, absolute poster URLs, JSON log lines, secrets kept out of argv, and a clean stop on SIGTERM to npm.
 import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allCommandLines, descendants, isAlive, startSamples, startService, type StartedService } from "../support/start-service.ts";
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { allCommandLines, descendants, freePort, isAlive, startSamples, startService, type StartedService } from "../support/start-service.ts";
 
 const runnerToken = "e2e-runner-token-" + "x".repeat(24);
 const stackFrame = /\n?\s+at \S+ \(|\.(ts|js|mjs):\d+:\d+/;
 
 let service: StartedService;
 let samples: Awaited<ReturnType<typeof startSamples>>;
+let receiverPort: number;
+let receiver: ChildProcess | undefined;
 
 beforeAll(async () => {
   samples = await startSamples();
+  receiverPort = await freePort();
   service = await startService({
     via: "npm",
-    // No SSRF_ALLOWLIST and no WEBHOOK_SECRET: local mode must allow-list the samples origin and generate a secret.
-    env: { SAMPLES_PORT: String(samples.port), SSRF_ALLOWLIST: undefined, WEBHOOK_SECRET: undefined, RUNNER_TOKEN: runnerToken },
+    // No SSRF_ALLOWLIST and no WEBHOOK_SECRET: local mode must allow-list the samples and receiver origins and
+    // generate a secret.
+    env: {
+      SAMPLES_PORT: String(samples.port),
+      RECEIVER_PORT: String(receiverPort),
+      SSRF_ALLOWLIST: undefined,
+      WEBHOOK_SECRET: undefined,
+      RUNNER_TOKEN: runnerToken,
+    },
   });
 }, 240_000);
 
 afterAll(async () => {
+  receiver?.kill("SIGKILL");
   await service?.stop("SIGKILL");
   await samples?.stop();
 });
@@ -63,6 +77,39 @@ describe("npm start: readiness, local defaults", () => {
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body.data.metadata.image).toMatchObject({ width: 1280, height: 720 });
   });
+});
+
+describe("README webhook receiver (client/webhook-receiver.mjs), run as printed with the printed secret", () => {
+  it("receives and verifies the inspection.completed event", async () => {
+    const secret = /WEBHOOK_SECRET=(whsec_\S+)/.exec(service.lines.join("\n"))![1]!;
+    const root = join(import.meta.dirname, "..", "..");
+    receiver = spawn(process.execPath, [join(root, "client", "webhook-receiver.mjs")], {
+      cwd: root,
+      env: { ...process.env, WEBHOOK_SECRET: secret, RECEIVER_PORT: String(receiverPort) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const printed: string[] = [];
+    const next = (pattern: RegExp, ms: number) =>
+      new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`receiver printed: ${printed.join("\n")}`)), ms);
+        const check = () => {
+          const hit = printed.find((l) => pattern.test(l));
+          if (hit) {
+            clearTimeout(timer);
+            resolve(hit);
+          } else setTimeout(check, 50);
+        };
+        check();
+      });
+    createInterface({ input: receiver.stdout! }).on("line", (l) => printed.push(l));
+    receiver.stderr!.on("data", (d) => printed.push(String(d)));
+    expect(await next(/webhook receiver on/, 15_000)).toBe(`webhook receiver on http://127.0.0.1:${receiverPort}/hook`);
+    const url = `${samples.url}/video.webm?hook=${Date.now()}`;
+    const response = await inspect({ url, webhookUrl: `http://127.0.0.1:${receiverPort}/hook` }, "profile=fast");
+    expect(response.status).toBe(200);
+    expect(await next(/^inspection\.completed/, 60_000)).toBe(`inspection.completed completed ${url} complete`);
+    expect(printed.filter((l) => l.startsWith("rejected"))).toEqual([]);
+  }, 90_000);
 });
 
 describe("CORS", () => {

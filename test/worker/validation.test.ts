@@ -271,3 +271,31 @@ describe("unexpected exceptions: 500 without internals", () => {
     expect(message).not.toMatch(/secret|hunter2/);
   });
 });
+
+describe("CORS_ORIGINS narrows the allowed origins", () => {
+  const app = createApp();
+  const call = (origin: string, method = "GET") =>
+    app.fetch(
+      new Request("http://service/api/v1/job/nope", {
+        method,
+        headers: { origin, ...(method === "OPTIONS" ? { "access-control-request-method": "POST" } : {}) },
+      }),
+      { ...(env as object), CORS_ORIGINS: "https://app.example, http://127.0.0.1:3000" },
+    );
+
+  it.each(["https://app.example", "http://127.0.0.1:3000"])("a listed origin (%s) is echoed, with Vary: Origin", async (origin) => {
+    const response = await call(origin);
+    expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(response.headers.get("vary")).toMatch(/origin/i);
+  });
+
+  it("another origin gets no Access-Control-Allow-Origin, for requests and preflights", async () => {
+    expect((await call("https://evil.example")).headers.get("access-control-allow-origin")).toBeNull();
+    expect((await call("https://evil.example", "OPTIONS")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("the default is * for any origin", async () => {
+    const response = await SELF.fetch("http://service/api/v1/job/nope", { headers: { origin: "https://any.example" } });
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
