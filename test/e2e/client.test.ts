@@ -40,7 +40,7 @@ const res = await api.api.v1.inspect.$post({ query: {}, json: { url: "x" } });
 if (res.status === 200) { const body = await res.json(); if ("processing" in body) body.processing.nonexistent.toFixed(); }
 `,
       );
-      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../tsconfig.json", include: [".", "../../worker-configuration.d.ts"] }));
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../tsconfig.json", include: [".", "../../worker-configuration.d.ts"], exclude: [] }));
       const failed = await run(tsc, ["--noEmit", "-p", join(dir, "tsconfig.json")], { cwd: root }).then(() => null, (e: { stdout: string }) => e.stdout);
       expect(failed).toMatch(/"turbo"/);
       expect(failed).toMatch(/link/);
