@@ -10,7 +10,7 @@ import { stageErrors, stageView } from "./processing.ts";
  * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
  * `null` while its stage is pending, the value once done, omitted when unsupported or when the stage failed.
  */
-export function buildFullData(record: ResourceRecord): InspectData {
+export function buildFullData(record: ResourceRecord, baseUrl?: string): InspectData {
   const title = record.results.title ?? record.probe.title;
   return {
     identity: {
@@ -28,7 +28,7 @@ export function buildFullData(record: ResourceRecord): InspectData {
     ...(record.provider
       ? { provider: { name: record.provider.name, confidence: record.provider.confidence, detectionMethod: record.provider.detectionMethod } }
       : {}),
-    playback: buildPlayback(record, title),
+    playback: buildPlayback(record, title, baseUrl),
     metadata: buildMetadata(record),
     preview: buildPreview(record),
     ...(record.provider ? { providerData: buildProviderData(record) } : {}),
@@ -41,8 +41,8 @@ function isDirectMedia(record: ResourceRecord): boolean {
   return !record.provider && (record.category === "image" || record.category === "video" || record.category === "audio");
 }
 
-function buildPlayback(record: ResourceRecord, title: string | undefined): InspectData["playback"] {
-  const element = renderElement(record, title);
+function buildPlayback(record: ResourceRecord, title: string | undefined, baseUrl: string | undefined): InspectData["playback"] {
+  const element = renderElement(record, title, baseUrl);
   const direct = record.category === "image" || record.category === "video" || record.category === "audio";
   const strategy = record.provider ? "iframe" : direct ? "native" : "link";
   const component = record.provider ? "iframe" : element.tag === "a" ? "a" : element.tag;
