@@ -9,6 +9,14 @@ import { MAX_SOURCE_BYTES, THUMBNAIL_MAX_PX } from "../shared/limits.ts";
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 
 export const ConfigSchema = z.object({
+  /** Deployment kind: "production" (wrangler.toml), "development" (`npm start`), "test". Default: production. */
+  ENVIRONMENT: z.string().default("production"),
+  /**
+   * How the Worker connects after the SSRF check: "pinned" (a socket to the checked address; default) or
+   * "platform" (runtime fetch; honoured only when ENVIRONMENT=production, i.e. on Cloudflare, whose fetch cannot
+   * reach private networks; see SECURITY.md).
+   */
+  OUTBOUND_TRANSPORT: z.enum(["pinned", "platform"]).default("pinned"),
   /** Test/dev only: comma-separated `IP`, `IP:PORT` or `CIDR` entries exempt from the SSRF deny-list. Default: empty. */
   SSRF_ALLOWLIST: z.string().default(""),
   /** DNS-over-HTTPS JSON resolver used for SSRF checks. Default: Cloudflare's public resolver. */
