@@ -14,6 +14,8 @@ import { connect } from "cloudflare:sockets";
 export const MAX_RESPONSE_HEAD_BYTES = 64 * 1024;
 /** Longest chunk-size line in a chunked body (hex digits plus extensions). */
 const MAX_CHUNK_LINE_BYTES = 4096;
+/** Most header lines accepted in a response head. */
+export const MAX_RESPONSE_HEADERS = 256;
 
 export interface PinnedRequest {
   method: string;
@@ -107,6 +109,7 @@ export function parseResponseHead(head: string): { status: number; statusText: s
     throw new Error("invalid status line");
   }
   const headers = new Headers();
+  if (lines.length - 1 > MAX_RESPONSE_HEADERS) throw new Error("too many response headers");
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(":");
     if (colon <= 0) throw new Error("invalid header line");

@@ -4,6 +4,7 @@ import type { RangeByteSource } from "../probe/byte-source.ts";
 import { headComplete, maxHtmlHeadBytes, readHtmlHead, type HtmlHeadFacts } from "../probe/html-head.ts";
 import { fetchOembed, type OembedData } from "../enrich/oembed-client.ts";
 import { safeFetch, type FetchPolicy } from "../fetch/index.ts";
+import { decodeEntities, scanHtml } from "../probe/html-scan.ts";
 
 /**
  * Reads the page only up to </head> (at most maxHtmlHeadBytes), through Range requests when needed. An origin
@@ -81,11 +82,11 @@ export async function discoverProvider(
   const outcome = await fetchOembed(oembedUrl, config);
   if (outcome.kind !== "ok") return undefined;
   const data = outcome.data;
-  const iframeSrc = data.html?.match(/<iframe\b[^>]*\bsrc\s*=\s*["']([^"']+)["']/i)?.[1];
+  const iframeSrc = data.html ? firstIframeSrc(data.html) : undefined;
   let embedUrl = pageUrl;
   if (iframeSrc) {
     try {
-      const parsed = new URL(iframeSrc.replace(/&amp;/g, "&"), pageUrl);
+      const parsed = new URL(decodeEntities(iframeSrc), pageUrl);
       if (parsed.protocol === "https:" || parsed.protocol === "http:") embedUrl = parsed.href;
     } catch {
       /* keep the page URL */
@@ -117,4 +118,17 @@ export async function discoverProvider(
       capabilities: { autoplay: false, timestamps: false, playlists: false, responsive: false, fullscreen: true, requiresParentHost: false },
     },
   };
+}
+
+/** The src of the first <iframe> in an oEmbed `html` value, read by the linear scanner (the html is untrusted). */
+export function firstIframeSrc(html: string): string | undefined {
+  let src: string | undefined;
+  scanHtml(html.slice(0, 64 * 1024), {
+    tag(tag) {
+      if (tag.name !== "iframe") return;
+      src = tag.attrs.get("src") || undefined;
+      return "stop";
+    },
+  });
+  return src;
 }
