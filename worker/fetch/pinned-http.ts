@@ -33,12 +33,17 @@ export async function pinnedFetch(url: URL, address: string, port: number, reque
     { hostname: address.includes(":") ? `[${address}]` : address, port },
     { secureTransport: https ? "starttls" : "off", allowHalfOpen: false },
   );
+  // Failures surface through reads and writes; an unobserved `closed` rejection would be an uncaught error.
+  socket.closed.catch(() => {});
   const onAbort = () => void socket.close().catch(() => {});
   request.signal.addEventListener("abort", onAbort, { once: true });
   let stream = socket;
   try {
     await socket.opened;
-    if (https) stream = socket.startTls({ expectedServerHostname: url.hostname });
+    if (https) {
+      stream = socket.startTls({ expectedServerHostname: url.hostname });
+      stream.closed.catch(() => {});
+    }
     const writer = stream.writable.getWriter();
     await writer.write(new TextEncoder().encode(serializeRequest(url, request)));
     writer.releaseLock();
