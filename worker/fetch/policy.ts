@@ -6,7 +6,7 @@ import type { FetchPolicy, OutboundTransport } from "./safe-fetch.ts";
 /** The outbound policy from configuration, with a fresh deadline for one exchange. */
 export function fetchPolicy(config: Config): FetchPolicy {
   return {
-    allowlist: parseAllowlist(config.SSRF_ALLOWLIST),
+    allowlist: parseAllowlist(config.SSRF_ALLOWLIST, { production: config.ENVIRONMENT === "production" }),
     resolverUrl: config.DOH_RESOLVER_URL,
     maxRedirects: config.MAX_REDIRECTS,
     deadline: createDeadline(config.FETCH_TIMEOUT_MS),
