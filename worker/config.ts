@@ -65,6 +65,17 @@ export const ConfigSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: int(8),
   /** First webhook retry delay; doubles each attempt (1 s, 2 s, 4 s, ...). Default 1 s. */
   WEBHOOK_RETRY_BASE_MS: int(1_000),
+  /**
+   * POST /api/v1/inspect per client (CF-Connecting-IP) and window; 0 disables. Default 60 per 60 s. On
+   * Cloudflare the INSPECT_RATE_LIMITER binding enforces it: keep wrangler.toml's `simple` block equal.
+   */
+  INSPECT_RATE_LIMIT: int(60),
+  /** Window of INSPECT_RATE_LIMIT in seconds (the Cloudflare binding accepts 10 or 60). Default 60. */
+  INSPECT_RATE_PERIOD_SECONDS: int(60),
+  /** Webhook POSTs per target host and window (more wait for the next window); 0 disables. Default 30 per 60 s. */
+  WEBHOOK_HOST_RATE_LIMIT: int(30),
+  /** Window of WEBHOOK_HOST_RATE_LIMIT in seconds (10 or 60 with the binding). Default 60. */
+  WEBHOOK_HOST_RATE_PERIOD_SECONDS: int(60),
   /** How long finished jobs can be polled. Default 24 h. */
   JOB_TTL_SECONDS: int(86_400),
   /** Replaces the origin of every provider oEmbed endpoint (tests point it at a loopback fake). */

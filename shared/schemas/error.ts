@@ -12,6 +12,7 @@ export const errorCodes = [
   "METHOD_NOT_ALLOWED",
   "UPSTREAM_TIMEOUT",
   "PAYLOAD_TOO_LARGE",
+  "RATE_LIMITED",
   "BAD_GATEWAY",
   "INTERNAL_ERROR",
 ] as const;

@@ -5,10 +5,12 @@ import { errorBody } from "../errors/api-error.ts";
 import { notFound, onError, validationHook } from "./error-handling.ts";
 import { completionWebhook, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { getJob } from "../jobs/job-service.ts";
+import { inspectRateLimit } from "./rate-limit.ts";
 import { objectKeyForFile } from "../enrich/thumbnail-store.ts";
 
 export function createApp() {
   const app = new OpenAPIHono<{ Bindings: Env }>({ defaultHook: validationHook });
+  app.use("/api/v1/inspect", inspectRateLimit());
 
   app.openapi(inspectRoute, async (c) => {
     const outcome = await inspectUrl(c.env, c.req.valid("json"), c.req.valid("query"));
