@@ -1,5 +1,3 @@
-import { connect } from "cloudflare:sockets";
-
 /**
  * A minimal HTTP/1.1 client over `cloudflare:sockets` that connects to an address the caller already
  * checked, never to a name: the runtime's `fetch()` would resolve the host again with the system resolver,
@@ -28,6 +26,8 @@ const noBodyStatuses = new Set([204, 205, 304]);
 
 export async function pinnedFetch(url: URL, address: string, port: number, request: PinnedRequest): Promise<Response> {
   request.signal.throwIfAborted();
+  // Loaded on first use: modules that merely import the fetcher (the OpenAPI document, built in Node) need no workerd.
+  const { connect } = await import("cloudflare:sockets");
   const https = url.protocol === "https:";
   const socket = connect(
     { hostname: address.includes(":") ? `[${address}]` : address, port },
