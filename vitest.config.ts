@@ -35,6 +35,9 @@ export default defineConfig({
                 OEMBED_BASE_URL: inject("oembedUrl"),
                 // Long enough for any real job here, short enough to test the bound with a slow runner.
                 FULL_WAIT_TIMEOUT_MS: "12000",
+                // Every test shares one client; the limiter has its own tests (test/worker/security-rate-limit.test.ts).
+                INSPECT_RATE_LIMIT: "0",
+                WEBHOOK_HOST_RATE_LIMIT: "0",
               },
             },
           })),

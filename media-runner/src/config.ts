@@ -39,6 +39,8 @@ const Env = z.object({
   /** Explicit engine paths; otherwise PATH, then the packaged npm binaries. */
   FFMPEG_PATH: z.string().trim().min(1).optional(),
   FFPROBE_PATH: z.string().trim().min(1).optional(),
+  /** "production" in the container image: refuses SSRF_ALLOWLIST and the packaged (2018) ffmpeg. */
+  NODE_ENV: z.string().optional(),
   /** fastify (pino) log level. */
   RUNNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
 });
@@ -59,6 +61,8 @@ export interface RunnerConfig {
   ffmpegPath?: string;
   ffprobePath?: string;
   logLevel: string;
+  /** NODE_ENV=production (the container image sets it). */
+  production: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -75,7 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   let allowlist: Allowlist;
   try {
-    allowlist = parseAllowlist(e.SSRF_ALLOWLIST);
+    allowlist = parseAllowlist(e.SSRF_ALLOWLIST, { production: e.NODE_ENV === "production" });
   } catch (error) {
     throw new ConfigError(`invalid runner configuration:\n  ${(error as Error).message}`);
   }
@@ -95,5 +99,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.FFMPEG_PATH ? { ffmpegPath: e.FFMPEG_PATH } : {}),
     ...(e.FFPROBE_PATH ? { ffprobePath: e.FFPROBE_PATH } : {}),
     logLevel: e.RUNNER_LOG_LEVEL,
+    production: e.NODE_ENV === "production",
   };
 }

@@ -25,6 +25,8 @@ export interface InspectCall {
   provider?: ProviderRecord;
   profile: Profile;
   webhookUrl?: string;
+  /** The caller's own URL, kept with its job only (issue 15, finding 5). */
+  callerUrl?: string;
 }
 
 export type PublicError = { status: number; code: string; message: string };
@@ -94,9 +96,13 @@ export class ResourceObject extends DurableObject<Env> {
       const complete = isComplete(record);
       const wantsJob = call.webhookUrl !== undefined || (!complete && call.profile !== "fast" && call.profile !== "embed");
       let job: { id: string; status: "processing" | "complete" } | undefined;
-      if (wantsJob) {
+      // One job per (resource, webhookUrl, caller URL) for the job's lifetime: repeats join it (issue 15, finding 7).
+      const joined = call.webhookUrl !== undefined ? this.jobs.existingForWebhook(call.webhookUrl, call.callerUrl, Date.now()) : undefined;
+      if (joined) {
+        job = { id: joined.id, status: joined.completed_at !== null || complete ? "complete" : "processing" };
+      } else if (wantsJob) {
         const id = newJobId(this.ctx.id.toString());
-        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl);
+        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl, call.callerUrl);
         job = { id, status: complete ? "complete" : "processing" };
         if (complete) await this.completeJobs();
       }
@@ -110,7 +116,9 @@ export class ResourceObject extends DurableObject<Env> {
     const now = Date.now();
     const row = this.jobs.get(jobId, now);
     if (!row) return { found: false };
-    const record = this.record(now);
+    const stored = this.record(now);
+    // The job's result shows its own caller's URL (issue 15, finding 5).
+    const record = stored && row.caller_url ? { ...stored, url: row.caller_url } : stored;
     return { found: true, job: jobView(row, record), ...(record ? { record } : {}) };
   }
 
@@ -312,7 +320,7 @@ export class ResourceObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const now = Date.now();
     await this.runEdgeStages().catch(() => {});
-    await deliverDueWebhooks(this.jobs, this.record(now), this.config, now);
+    await deliverDueWebhooks(this.jobs, this.record(now), this.config, now, this.env);
     // Expired rows go; the record and jobs each keep their own TTL.
     this.store.deleteExpired(now);
     if (this.memory && this.memory.expiresAt <= now) this.memory = null;
