@@ -189,12 +189,12 @@ describe("runner faults", { timeout: 30_000 }, () => {
     expect(await runnerCalls(url)).toBe(3);
   });
 
-  it("a runner that always fails: its stages end as failed (omitted fields), the job completes, nothing stays pending", async () => {
+  it("a runner that always fails: its stages end as failed (omitted fields), the job fails, nothing stays pending", async () => {
     const url = media("video.mp4", "runner=fail");
     const res = await inspect(url);
     expect(res.status).toBe(202);
     const { final } = await pollJob(res.body.job.id, 150, 100);
-    expect(final.job.status).toBe("completed");
+    expect(final.job.status).toBe("failed");
     const processing = final.data.processing;
     expect(processing).toMatchObject({ status: "complete", completion: 1, enrichmentsPending: false, pendingStages: [] });
     expect([...processing.failedStages].sort()).toEqual([...videoStages].sort());
@@ -218,7 +218,7 @@ describe("runner faults", { timeout: 30_000 }, () => {
     const res = await inspect(url);
     expect(res.status).toBe(202);
     const { final } = await pollJob(res.body.job.id, 150, 100);
-    expect(final.job.status).toBe("completed");
+    expect(final.job.status).toBe("failed");
     expect([...final.data.processing.failedStages].sort()).toEqual([...videoStages].sort());
     expect(final.data.data.metadata.video).toBeUndefined();
     await sleep(1500);

@@ -104,7 +104,7 @@ describe("/openapi.json", () => {
     expect(job.properties.status.enum).toEqual([...jobStatuses]);
     expect(job.properties.status.description).toEqual(expect.stringContaining("delayed"));
     expect(job.properties.progress).toMatchObject({ minimum: 0, maximum: 100 });
-    expect(Object.keys(job.properties).sort()).toEqual(["completedAt", "createdAt", "id", "progress", "status"]);
+    expect(Object.keys(job.properties).sort()).toEqual(["completedAt", "createdAt", "failures", "id", "progress", "status"]);
     expect(job.required).toEqual(expect.arrayContaining(["id", "status", "progress", "createdAt"]));
     expect(schema.properties.data).toBeDefined();
     expect(op.responses["404"].content["application/json"].schema.properties.error.properties.code.enum).toContain("JOB_NOT_FOUND");

@@ -4,6 +4,10 @@ export type JobRow = {
   completed_at: number | null;
   webhook_url: string | null;
   expires_at: number;
+  /** JSON list of the stages the job waits for (pending at creation); null on rows written before it existed. */
+  stages: string | null;
+  /** Highest progress shown so far, so progress never moves back. */
+  progress: number;
 };
 
 export type DeliveryRow = {
@@ -22,10 +26,22 @@ export class JobStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS job (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, completed_at INTEGER, webhook_url TEXT, expires_at INTEGER NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS webhook_delivery (job_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
       next_attempt_at INTEGER, delivered_at INTEGER, gave_up_at INTEGER, last_error TEXT)`);
+    // Columns added later: existing objects get them on first use.
+    const columns = new Set(sql.exec<{ name: string }>(`PRAGMA table_info(job)`).toArray().map((c) => c.name));
+    if (!columns.has("stages")) sql.exec(`ALTER TABLE job ADD COLUMN stages TEXT`);
+    if (!columns.has("progress")) sql.exec(`ALTER TABLE job ADD COLUMN progress INTEGER NOT NULL DEFAULT 0`);
   }
 
-  create(id: string, now: number, ttlMs: number, webhookUrl?: string): void {
-    this.sql.exec(`INSERT INTO job (id, created_at, webhook_url, expires_at) VALUES (?, ?, ?, ?)`, id, now, webhookUrl ?? null, now + ttlMs);
+  create(id: string, now: number, ttlMs: number, webhookUrl: string | undefined, stages: readonly string[]): void {
+    this.sql.exec(
+      `INSERT INTO job (id, created_at, webhook_url, expires_at, stages) VALUES (?, ?, ?, ?, ?)`,
+      id, now, webhookUrl ?? null, now + ttlMs, JSON.stringify(stages),
+    );
+  }
+
+  /** Remembers the progress shown, so a later view never shows less. */
+  raiseProgress(id: string, progress: number): void {
+    this.sql.exec(`UPDATE job SET progress = ? WHERE id = ? AND progress < ?`, progress, id, progress);
   }
 
   get(id: string, now: number): JobRow | undefined {

@@ -74,7 +74,7 @@ export class ResourceObject extends DurableObject<Env> {
       let job: { id: string; status: "processing" | "complete" } | undefined;
       if (wantsJob) {
         const id = newJobId(this.ctx.id.toString());
-        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl);
+        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl, pendingStages(record));
         job = { id, status: complete ? "complete" : "processing" };
         if (complete) await this.completeJobs();
       }
@@ -89,7 +89,9 @@ export class ResourceObject extends DurableObject<Env> {
     const row = this.jobs.get(jobId, now);
     if (!row) return { found: false };
     const record = this.store.loadRecord(now);
-    return { found: true, job: jobView(row, record), ...(record ? { record } : {}) };
+    const job = jobView(row, record);
+    this.jobs.raiseProgress(row.id, job.progress);
+    return { found: true, job, ...(record ? { record } : {}) };
   }
 
   /** Stages of `stages` still pending: the queue consumer skips a message whose work is already done. */

@@ -4,6 +4,7 @@ import { project } from "../../shared/projection/index.ts";
 import type { InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { deliverWebhook } from "./deliver-webhook.ts";
+import { jobView } from "../jobs/job-status.ts";
 
 /**
  * Sends every webhook delivery that is due (called from the resource's alarm). A 2xx ends a delivery; a
@@ -21,7 +22,7 @@ export async function deliverDueWebhooks(jobs: JobStore, record: ResourceRecord 
       data: {
         jobId: delivery.job_id,
         url: record?.url ?? "",
-        status: record ? "completed" : "failed",
+        status: webhookStatus(jobs, delivery.job_id, record, now),
         ...(result ? { result } : {}),
       },
     });
@@ -34,4 +35,11 @@ export async function deliverDueWebhooks(jobs: JobStore, record: ResourceRecord 
       jobs.recordAttempt(delivery.job_id, { nextAttemptAt: Date.now() + delay, error: outcome.error });
     }
   }
+}
+
+/** The job's own final status (failed when every stage it waited for failed), as GET /api/v1/job shows it. */
+function webhookStatus(jobs: JobStore, jobId: string, record: ResourceRecord | undefined, now: number): "completed" | "failed" {
+  const row = jobs.get(jobId, now);
+  if (!row || !record) return record ? "completed" : "failed";
+  return jobView(row, record).status === "failed" ? "failed" : "completed";
 }
