@@ -3,6 +3,7 @@ import { ApiError, errors } from "../errors/api-error.ts";
 import { assertPublicTarget } from "./address-guard.ts";
 import type { Deadline } from "./deadline.ts";
 import { outboundHeaders } from "./outbound-headers.ts";
+import { withOriginSlot } from "./origin-limiter.ts";
 
 export interface FetchPolicy {
   allowlist: Allowlist;
@@ -39,13 +40,14 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
   try {
     for (;;) {
       await assertPublicTarget(url, policy.allowlist, policy.resolverUrl, signal);
-      const response = await fetch(url, {
+      const target = url;
+      const response = await withOriginSlot(target, signal, () => fetch(target, {
         method: request.method ?? "GET",
         headers: outboundHeaders(request.headers),
         body: request.body,
         redirect: "manual",
         signal,
-      });
+      }));
       const location = response.headers.get("location");
       if (request.followRedirects === false || !redirectStatuses.has(response.status) || !location) {
         return { response, finalUrl: url.href, redirects };
