@@ -25,6 +25,8 @@ export interface LoadResult {
   /** URLs whose first bytes the Worker requested more than once (the probe). */
   probesOverOne: number;
   rps: number;
+  /** A few error answers, for the report. */
+  errorSamples: string[];
 }
 
 export async function runLoad(opts: { count: number; concurrency: number; urls: number }): Promise<LoadResult> {
@@ -34,12 +36,14 @@ export async function runLoad(opts: { count: number; concurrency: number; urls: 
   const urls = Array.from({ length: opts.urls }, (_, i) => `${origin.url}/media/${files[i % files.length]}?load=${run}-${i}`);
   const byStatus: Record<string, number> = {};
   const times: number[] = [];
+  const errorSamples: string[] = [];
   try {
     const started = performance.now();
     await pool(opts.count, opts.concurrency, async (i) => {
       const r = await inspect(service.base, urls[i % urls.length]!, `profile=${profiles[Math.floor(i / urls.length) % 2]}`);
       byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
       times.push(r.ms);
+      if (r.status !== 200 && r.status !== 202 && errorSamples.length < 5) errorSamples.push(`${r.status} after ${Math.round(r.ms)} ms: ${JSON.stringify(r.body).slice(0, 200)}`);
     });
     const seconds = (performance.now() - started) / 1000;
     const stats = (await (await fetch(`${origin.url}/__stats`)).json()) as { requests: { path: string; range?: string; headers: Record<string, string> }[] };
@@ -50,6 +54,7 @@ export async function runLoad(opts: { count: number; concurrency: number; urls: 
       if (!(r.range ?? "").startsWith("bytes=0-")) continue;
       probes.set(r.path, (probes.get(r.path) ?? 0) + 1);
     }
+    if (process.env.LOAD_SHOW_LOGS) console.error(service.logs.filter((l) => !l.includes(" 200 OK") && !l.includes(" 202 Accepted")).join("\n"));
     const errors = Object.entries(byStatus).filter(([s]) => s !== "200" && s !== "202").reduce((n, [, c]) => n + c, 0);
     return {
       count: opts.count,
@@ -60,6 +65,7 @@ export async function runLoad(opts: { count: number; concurrency: number; urls: 
       p99: Math.round(percentile(times, 99)),
       probesOverOne: urls.filter((u) => (probes.get(new URL(u).pathname + new URL(u).search) ?? 0) !== 1).length,
       rps: Math.round(opts.count / seconds),
+      errorSamples,
     };
   } finally {
     await service.stop();
@@ -77,6 +83,7 @@ if (process.argv[1]?.endsWith("load.ts")) {
     options: { count: { type: "string", default: "5000" }, concurrency: { type: "string", default: "50" }, urls: { type: "string", default: "40" } },
   });
   const result = await runLoad({ count: Number(values.count), concurrency: Number(values.concurrency), urls: Number(values.urls) });
+  for (const e of result.errorSamples) console.error(e);
   console.log(loadSummary(result, Number(values.concurrency)));
   process.exit(result.errors === 0 && result.probesOverOne === 0 ? 0 : 1);
 }

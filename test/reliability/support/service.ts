@@ -10,6 +10,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 const root = join(import.meta.dirname, "..", "..", "..");
+/** Start-up settling: POSTs in a row that must get the API's answer, and the longest wait for them. */
+const SETTLE_POSTS = 20;
+const SETTLE_TIMEOUT_MS = 30_000;
 
 export async function freePort(host = "127.0.0.1"): Promise<number> {
   const server = createServer();
@@ -92,9 +95,19 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
     child.stderr!.on("data", (d) => keep(String(d)));
     child.once("exit", (code) => reject(new Error(`start exited (${code}):\n${logs.join("\n")}`)));
   });
+  // wrangler dev reloads the Worker shortly after "Ready on" (its custom build runs again); a POST caught by the
+  // reload gets the dev proxy's 503 "restarted mid-request" (GETs are retried by the proxy, so probe with a
+  // POST). Wait until several POSTs in a row get the API's own answer.
+  const base = `http://127.0.0.1:${port}`;
+  for (let ok = 0, deadline = Date.now() + SETTLE_TIMEOUT_MS; ok < SETTLE_POSTS && Date.now() < deadline; ) {
+    const status = await fetch(`${base}/api/v1/inspect`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+      .then((r) => r.status, () => 0);
+    ok = status === 400 ? ok + 1 : 0;
+    await new Promise((r) => setTimeout(r, 300));
+  }
   const find = (test: (cmd: string) => boolean) => descendants(child.pid!).filter((p) => test(p.cmd)).map((p) => p.pid);
   return {
-    base: `http://127.0.0.1:${port}`,
+    base,
     logs,
     rss() {
       const workerd = find((c) => /workerd\S* serve/.test(c)).reduce((n, p) => n + rssMiB(p), 0);
