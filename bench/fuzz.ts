@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
 import { fuzzRequest, send, startCorruptOrigin } from "../test/reliability/support/fuzz.ts";
 import { pool, startService, type Service } from "../test/reliability/support/service.ts";
+import { devReloads } from "../test/reliability/support/service.ts";
 
 const root = join(import.meta.dirname, "..");
 /** Longest acceptable answer; beyond it a request counts as hung (full waits up to FULL_WAIT_TIMEOUT_MS). */
@@ -58,7 +59,7 @@ export async function fuzzOnce(opts: { count: number; seed: number; concurrency:
 
 export function fuzzSummary(r: FuzzResult, seed: number): string {
   const fiveHundreds = r.byStatus["500"] ?? 0;
-  return `fuzz: ${r.count} requests (seed ${seed}), 500s ${fiveHundreds}, hangs ${r.hangs}, p99 ${r.p99Ms} ms, by status ${JSON.stringify(r.byStatus)}`;
+  return `fuzz: ${r.count} requests (seed ${seed}), 500s ${fiveHundreds}, hangs ${r.hangs}, dev-server reloads resent ${devReloads.count}, p99 ${r.p99Ms} ms, by status ${JSON.stringify(r.byStatus)}`;
 }
 
 if (process.argv[1]?.endsWith("fuzz.ts")) {

@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
 import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
 import { inspect, percentile, pool, startService } from "../test/reliability/support/service.ts";
+import { devReloads } from "../test/reliability/support/service.ts";
 
 const root = join(import.meta.dirname, "..");
 const files = ["image-1280x720.png", "audio.mp3", "audio.flac", "video.mp4", "video.webm", "audio.ogg", "audio.wav", "video-moov-end.mp4"];
@@ -75,7 +76,7 @@ export async function runLoad(opts: { count: number; concurrency: number; urls: 
 
 export function loadSummary(r: LoadResult, concurrency: number): string {
   return `load: ${r.count} requests at concurrency ${concurrency} over ${r.urls} URLs, errors ${r.errors}, ` +
-    `URLs without exactly one probe ${r.probesOverOne}, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.rps} req/s, by status ${JSON.stringify(r.byStatus)}`;
+    `URLs without exactly one probe ${r.probesOverOne}, dev-server reloads resent ${devReloads.count}, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.rps} req/s, by status ${JSON.stringify(r.byStatus)}`;
 }
 
 if (process.argv[1]?.endsWith("load.ts")) {

@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
 import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
 import { fuzzRequest, send, startCorruptOrigin } from "../test/reliability/support/fuzz.ts";
-import { inspect, pool, startService } from "../test/reliability/support/service.ts";
+import { devReloads, inspect, pool, startService } from "../test/reliability/support/service.ts";
 
 const root = join(import.meta.dirname, "..");
 /** The target: resident memory after the soak and the idle time, above the warm-up figure. */
@@ -28,15 +28,22 @@ export async function runSoak(opts: { count: number; warmup: number; idleSeconds
   const corrupt = await startCorruptOrigin([mediaDir, join(root, "test", "fixtures", "images")]);
   const service = await startService({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port},127.0.0.1:${corrupt.port}` });
   const byStatus: Record<string, number> = {};
+  const samples: string[] = [];
   const request = async (i: number) => {
     let status: number;
+    let text: string;
     if (i % 10 < 7) {
       const url = `${origin.url}/media/${files[i % files.length]}?v=${i % VARIANTS}`;
-      status = (await inspect(service.base, url, `profile=${profiles[Math.floor(i / files.length) % 3]}`, 60_000)).status;
+      const r = await inspect(service.base, url, `profile=${profiles[Math.floor(i / files.length) % 3]}`, 60_000);
+      status = r.status;
+      text = JSON.stringify(r.body);
     } else {
-      status = (await send(service.base, fuzzRequest(7, i, corrupt), 60_000)).status;
+      const r = await send(service.base, fuzzRequest(7, i, corrupt), 60_000);
+      status = r.status;
+      text = r.text;
     }
     byStatus[status] = (byStatus[status] ?? 0) + 1;
+    if ((status >= 500 || status === 0) && samples.length < 5) samples.push(`${status}: ${text.slice(0, 200)}`);
   };
   try {
     await pool(opts.warmup, opts.concurrency, request);
@@ -59,7 +66,7 @@ export async function runSoak(opts: { count: number; warmup: number; idleSeconds
     const end = service.rss();
     await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
     const idle = service.rss();
-    return { warm, peak, end, idle, byStatus, seconds };
+    return { warm, peak, end, idle, byStatus, seconds, samples, devReloads: devReloads.count };
   } finally {
     await service.stop();
     await corrupt.close();
@@ -80,12 +87,13 @@ if (process.argv[1]?.endsWith("soak.ts")) {
     count: Number(values.count), warmup: Number(values.warmup), idleSeconds: Number(values.idle), concurrency: Number(values.concurrency),
     log: (l) => console.error(l),
   });
+  for (const line of r.samples) console.error(line);
   const growth = { workerd: r.idle.workerd - r.warm.workerd, runner: r.idle.runner - r.warm.runner };
   const ok = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   console.log(
     `soak: ${values.count} requests in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
       `${r.idle.workerd} after ${values.idle} s idle (+${growth.workerd}); runner ${r.warm.runner} -> ${r.peak.runner} -> ${r.end.runner} -> ` +
-      `${r.idle.runner} (+${growth.runner}); target +${SOAK_MAX_GROWTH_MIB}: ${ok ? "met" : "NOT met"}; by status ${JSON.stringify(r.byStatus)}`,
+      `${r.idle.runner} (+${growth.runner}); target +${SOAK_MAX_GROWTH_MIB}: ${ok ? "met" : "NOT met"}; dev-server reloads resent ${r.devReloads}; by status ${JSON.stringify(r.byStatus)}`,
   );
   process.exit(ok ? 0 : 1);
 }

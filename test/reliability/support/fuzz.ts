@@ -6,6 +6,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join } from "node:path";
+import { devReloadText, devReloads } from "./service.ts";
 
 /** mulberry32: small, fast, good enough for test inputs. */
 export function rng(seed: number): () => number {
@@ -192,12 +193,19 @@ export function fuzzRequest(seed: number, i: number, corruptOrigin: { url: strin
 
 /** Sends one fuzz request; status 0 means no answer within `timeoutMs` (a hang) or a broken connection. */
 export async function send(base: string, req: FuzzRequest, timeoutMs: number): Promise<{ status: number; ms: number; text: string }> {
+  const first = await sendOnce(base, req, timeoutMs);
+  if (first.status !== 503 || !first.text.startsWith(devReloadText)) return first;
+  devReloads.count += 1; // the dev server's reload, not the service: resent once (see service.ts)
+  return sendOnce(base, req, timeoutMs);
+}
+
+async function sendOnce(base: string, req: FuzzRequest, timeoutMs: number): Promise<{ status: number; ms: number; text: string }> {
   const started = performance.now();
   try {
     const res = await fetch(base + req.path, {
       method: req.method,
       headers: req.headers,
-      ...(req.body !== undefined ? { body: req.body } : {}),
+      ...(req.body !== undefined ? { body: typeof req.body === "string" ? req.body : new Uint8Array(req.body) } : {}),
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await res.text();
