@@ -4,7 +4,7 @@ import { runFaults } from "../../bench/faults.ts";
 
 describe("origin faults", () => {
   it("with 24 concurrent fault origins (slow, trickle, reset, hang) good files keep p50 within 2x", async () => {
-    const result = await runFaults({ faults: 24, samples: 16 });
+    const result = await runFaults({ faults: 24, samples: 24 });
     console.log(`faults: p50 ${result.baselineP50} -> ${result.faultedP50} ms (${result.ratio}x), ${JSON.stringify(result.faultAnswers)}`);
     expect(result.goodErrors).toBe(0);
     expect(result.ratio).toBeLessThanOrEqual(2);
