@@ -68,6 +68,18 @@ export default defineConfig({
         },
       },
       {
+        // Reliability suites against the real `npm start` (scripts/start.mjs) on loopback: short runs of
+        // bench/fuzz.ts, bench/load.ts, bench/faults.ts. One file at a time: each starts its own service.
+        test: {
+          name: "reliability",
+          include: ["test/reliability/**/*.test.ts"],
+          environment: "node",
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 150_000,
+        },
+      },
+      {
         // Real Chromium (Debian's, driven by playwright-core) against the real `npm start`; see test/browser/.
         test: {
           name: "browser",

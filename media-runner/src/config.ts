@@ -34,6 +34,8 @@ const Env = z.object({
   RUNNER_PROCESS_TIMEOUT_MS: integer(100, 600_000).default(20_000),
   /** Whole-job limit, queue wait excluded. */
   RUNNER_JOB_TIMEOUT_MS: integer(100, 600_000).default(45_000),
+  /** On SIGTERM: how long running jobs may finish before they are handed back (503 + Retry-After). */
+  RUNNER_SHUTDOWN_GRACE_MS: integer(0, 600_000).default(8_000),
   /** Test/dev only: addresses allowed although private, e.g. "127.0.0.1:8080". Empty in production. */
   SSRF_ALLOWLIST: z.string().optional(),
   /** Explicit engine paths; otherwise PATH, then the packaged npm binaries. */
@@ -57,6 +59,7 @@ export interface RunnerConfig {
   maxDecodePixels: number;
   processTimeoutMs: number;
   jobTimeoutMs: number;
+  shutdownGraceMs: number;
   allowlist: Allowlist;
   ffmpegPath?: string;
   ffprobePath?: string;
@@ -95,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxDecodePixels: e.RUNNER_MAX_DECODE_PIXELS,
     processTimeoutMs: e.RUNNER_PROCESS_TIMEOUT_MS,
     jobTimeoutMs: e.RUNNER_JOB_TIMEOUT_MS,
+    shutdownGraceMs: e.RUNNER_SHUTDOWN_GRACE_MS,
     allowlist,
     ...(e.FFMPEG_PATH ? { ffmpegPath: e.FFMPEG_PATH } : {}),
     ...(e.FFPROBE_PATH ? { ffprobePath: e.FFPROBE_PATH } : {}),

@@ -12,6 +12,7 @@ import { effectivePort } from "../../shared/net/index.ts";
  * platform itself cannot reach private networks (Cloudflare Workers), see SECURITY.md.
  */
 export type OutboundTransport = "pinned" | "platform";
+import { withOriginSlot } from "./origin-limiter.ts";
 
 export interface FetchPolicy {
   allowlist: Allowlist;
@@ -50,10 +51,11 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
     for (;;) {
       const addresses = await assertPublicTarget(url, policy.allowlist, policy.resolverUrl, signal);
       const init = { method: request.method ?? "GET", headers: outboundHeaders(request.headers), body: request.body, signal };
-      const response =
+      const target = url;
+      const response = await withOriginSlot(target, signal, () =>
         policy.transport === "pinned"
-          ? await pinnedFetch(url, addresses[0]!, effectivePort(url), init)
-          : await fetch(url, { ...init, redirect: "manual" });
+          ? pinnedFetch(target, addresses[0]!, effectivePort(target), init)
+          : fetch(target, { ...init, redirect: "manual" }));
       const location = response.headers.get("location");
       if (request.followRedirects === false || !redirectStatuses.has(response.status) || !location) {
         return { response, finalUrl: url.href, redirects };

@@ -6,6 +6,10 @@ export type JobRow = {
   expires_at: number;
   /** The URL as this job's caller sent it: shown only in this job's result and webhook (issue 15, finding 5). */
   caller_url: string | null;
+  /** JSON list of the stages the job waits for (pending at creation); null on rows written before it existed. */
+  stages: string | null;
+  /** Highest progress shown so far, so progress never moves back. */
+  progress: number;
 };
 
 export type DeliveryRow = {
@@ -24,16 +28,23 @@ export class JobStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS job (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, completed_at INTEGER, webhook_url TEXT, expires_at INTEGER NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS webhook_delivery (job_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
       next_attempt_at INTEGER, delivered_at INTEGER, gave_up_at INTEGER, last_error TEXT)`);
-    // Storage created before caller_url existed gets the column (SQLite has no ADD COLUMN IF NOT EXISTS).
-    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(job)`).toArray().map((c) => c.name);
-    if (!columns.includes("caller_url")) sql.exec(`ALTER TABLE job ADD COLUMN caller_url TEXT`);
+    // Columns added later: existing objects get them on first use (SQLite has no ADD COLUMN IF NOT EXISTS).
+    const columns = new Set(sql.exec<{ name: string }>(`PRAGMA table_info(job)`).toArray().map((c) => c.name));
+    if (!columns.has("caller_url")) sql.exec(`ALTER TABLE job ADD COLUMN caller_url TEXT`);
+    if (!columns.has("stages")) sql.exec(`ALTER TABLE job ADD COLUMN stages TEXT`);
+    if (!columns.has("progress")) sql.exec(`ALTER TABLE job ADD COLUMN progress INTEGER NOT NULL DEFAULT 0`);
   }
 
-  create(id: string, now: number, ttlMs: number, webhookUrl?: string, callerUrl?: string): void {
+  create(id: string, now: number, ttlMs: number, webhookUrl: string | undefined, stages: readonly string[], callerUrl?: string): void {
     this.sql.exec(
-      `INSERT INTO job (id, created_at, webhook_url, expires_at, caller_url) VALUES (?, ?, ?, ?, ?)`,
-      id, now, webhookUrl ?? null, now + ttlMs, callerUrl ?? null,
+      `INSERT INTO job (id, created_at, webhook_url, expires_at, stages, caller_url) VALUES (?, ?, ?, ?, ?, ?)`,
+      id, now, webhookUrl ?? null, now + ttlMs, JSON.stringify(stages), callerUrl ?? null,
     );
+  }
+
+  /** Remembers the progress shown, so a later view never shows less. */
+  raiseProgress(id: string, progress: number): void {
+    this.sql.exec(`UPDATE job SET progress = ? WHERE id = ? AND progress < ?`, progress, id, progress);
   }
 
   /**

@@ -16,7 +16,7 @@ import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
 import { RecordStore } from "./record-store.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
-import { failStages, isComplete, markQueued, markStarted, noteRetry, stillPending, unmarkQueued } from "./stage-state.ts";
+import { failStages, isComplete, markQueued, markStarted, noteRetry, pendingStages, stillPending, unmarkQueued } from "./stage-state.ts";
 
 export interface InspectCall {
   key: string;
@@ -102,7 +102,7 @@ export class ResourceObject extends DurableObject<Env> {
         job = { id: joined.id, status: joined.completed_at !== null || complete ? "complete" : "processing" };
       } else if (wantsJob) {
         const id = newJobId(this.ctx.id.toString());
-        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl, call.callerUrl);
+        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl, pendingStages(record), call.callerUrl);
         job = { id, status: complete ? "complete" : "processing" };
         if (complete) await this.completeJobs();
       }
@@ -119,7 +119,9 @@ export class ResourceObject extends DurableObject<Env> {
     const stored = this.record(now);
     // The job's result shows its own caller's URL (issue 15, finding 5).
     const record = stored && row.caller_url ? { ...stored, url: row.caller_url } : stored;
-    return { found: true, job: jobView(row, record), ...(record ? { record } : {}) };
+    const job = jobView(row, record);
+    this.jobs.raiseProgress(row.id, job.progress);
+    return { found: true, job, ...(record ? { record } : {}) };
   }
 
   /** Stages of `stages` still pending: the queue consumer skips a message whose work is already done. */

@@ -5,6 +5,7 @@ import type { InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { deliverWebhook } from "./deliver-webhook.ts";
 import { webhookHostAllowed } from "../http/rate-limit.ts";
+import { jobView } from "../jobs/job-status.ts";
 
 /**
  * Sends every webhook delivery that is due (called from the resource's alarm). A 2xx ends a delivery; a
@@ -36,7 +37,7 @@ export async function deliverDueWebhooks(
       data: {
         jobId: delivery.job_id,
         url: own?.url ?? delivery.caller_url ?? "",
-        status: record ? "completed" : "failed",
+        status: webhookStatus(jobs, delivery.job_id, record, now),
         ...(result ? { result } : {}),
       },
     });
@@ -57,4 +58,11 @@ function webhookHost(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** The job's own final status (failed when every stage it waited for failed), as GET /api/v1/job shows it. */
+function webhookStatus(jobs: JobStore, jobId: string, record: ResourceRecord | undefined, now: number): "completed" | "failed" {
+  const row = jobs.get(jobId, now);
+  if (!row || !record) return record ? "completed" : "failed";
+  return jobView(row, record).status === "failed" ? "failed" : "completed";
 }
