@@ -35,23 +35,15 @@ export function uint(b: Uint8Array, o: number, size: number): number {
   return v;
 }
 
-/** TimecodeScale (Info, ID 2AD7B1) from the head; Matroska's default is 1 ms. */
-export function matroskaTimecodeScale(head: Uint8Array): number {
-  for (let o = 0; o + 4 < head.length; o++) {
-    if (head[o] === 0x2a && head[o + 1] === 0xd7 && head[o + 2] === 0xb1) {
-      const size = vint(head, o + 3);
-      if (size && size.value >= 1 && size.value <= 8) return uint(head, o + 3 + size.length, size.value);
-    }
-  }
-  return 1_000_000;
-}
-
 /** End time (seconds) of the last block in the file's tail, or undefined if no cluster parses there. */
-export async function matroskaDurationFromTail(source: RangeByteSource, timecodeScale: number): Promise<number | undefined> {
+export async function matroskaDurationFromTail(source: RangeByteSource, head: Uint8Array, timecodeScale: number): Promise<number | undefined> {
   const size = source.size;
   if (size === undefined) return undefined;
   const from = Math.max(0, size - matroskaTailBytes);
-  const tail = await source.read(from, size - from);
+  // Bytes the head already holds are not fetched again.
+  const fetchFrom = Math.min(size, Math.max(from, head.length));
+  const rest = await source.read(fetchFrom, size - fetchFrom);
+  const tail = fetchFrom === from ? rest : concat(head.subarray(from, fetchFrom), rest);
   // Clusters from the last backwards: a byte pattern inside frame data fails the Timecode check below.
   for (let o = tail.length - 4; o >= 0; o--) {
     if (tail[o] !== clusterId[0] || tail[o + 1] !== clusterId[1] || tail[o + 2] !== clusterId[2] || tail[o + 3] !== clusterId[3]) continue;
@@ -59,6 +51,13 @@ export async function matroskaDurationFromTail(source: RangeByteSource, timecode
     if (end !== undefined) return (end * timecodeScale) / 1e9;
   }
   return undefined;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
 }
 
 /** Parses one cluster: its Timecode (must come first) and the largest block timecode after it. */
