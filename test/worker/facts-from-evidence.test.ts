@@ -37,6 +37,7 @@ const cases: Case[] = [
   { file: "truncated.mp4", category: "video", mime: /^video\/mp4$/, evidence: "tracks:mp4-moov", thumbnail: true, fast: ["duration", "fps", "width", "height", "codec"] },
   { file: "recorder.webm", category: "video", mime: /^video\/webm$/, evidence: "tracks:matroska-tracks", durationFrom: "duration:matroska-tail", thumbnail: true, fast: ["duration", "fps", "width", "height", "codec"] },
   { file: "vbr-no-xing.mp3", category: "audio", mime: /^audio\/mpeg$/, durationFrom: "duration:mp3-frames", thumbnail: false, fast: ["duration", "sampleRate", "channels"] },
+  { file: "cbr-no-info.mp3", category: "audio", mime: /^audio\/mpeg$/, thumbnail: false, fast: ["duration", "sampleRate", "channels"] },
   { file: "jpeg-orientation-6.jpg", category: "image", mime: /^image\/jpeg$/, orientation: 6, frames: 1, thumbnail: true, fast: ["width", "height", "orientation", "frames"] },
   { file: "animated.gif", category: "image", mime: /^image\/gif$/, frames: 12, loop: 0, thumbnail: true, fast: ["width", "height", "frames", "duration", "loop"] },
   { file: "animated.webp", category: "image", mime: /^image\/webp$/, frames: 12, loop: 0, thumbnail: true, fast: ["width", "height", "frames", "duration", "loop"] },
@@ -98,6 +99,18 @@ describe("facts from evidence, profile=full (runner included)", { timeout: 30_00
       // The thumbnail keeps the displayed aspect ratio (rotation and EXIF orientation applied).
       expect(Math.sign(w! - h!)).toBe(Math.sign(meta.width - meta.height));
     }
+  });
+});
+
+describe("bytes pulled", () => {
+  it("a CBR MP3 without an Info header: duration from the head's frames, the file is not walked", async () => {
+    const url = media("cbr-no-info.mp3");
+    const { body } = await inspect(url, "profile=fast");
+    within2Percent(body.data.metadata.audio.duration.seconds, reference["cbr-no-info.mp3"]!.duration!);
+    const n = new URL(url).searchParams.get("n")!;
+    const stats = (await (await fetch(`${new URL(url).origin}/__stats`)).json()) as { requests: { path: string; bytes: number }[] };
+    const pulled = stats.requests.filter((r) => r.path.includes(`n=${n}`)).reduce((sum, r) => sum + r.bytes, 0);
+    expect(pulled).toBeLessThan(body.data.metadata.size.bytes / 4);
   });
 });
 
