@@ -2,14 +2,15 @@ import { formatBytes } from "../format/index.ts";
 import type { InspectData } from "../schemas/data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import type { StageName } from "../schemas/stages.ts";
+import { stagesFor, stagesInGroup } from "../stages/index.ts";
 import { renderElement, toHtml } from "./html-tags.ts";
-import { stageView } from "./processing.ts";
+import { stageErrors, stageView } from "./processing.ts";
 
 /**
  * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
  * `null` while its stage is pending, the value once done, omitted when unsupported or when the stage failed.
  */
-export function buildFullData(record: ResourceRecord): InspectData {
+export function buildFullData(record: ResourceRecord, baseUrl?: string): InspectData {
   const title = record.results.title ?? record.probe.title;
   return {
     identity: {
@@ -27,11 +28,11 @@ export function buildFullData(record: ResourceRecord): InspectData {
     ...(record.provider
       ? { provider: { name: record.provider.name, confidence: record.provider.confidence, detectionMethod: record.provider.detectionMethod } }
       : {}),
-    playback: buildPlayback(record, title),
+    playback: buildPlayback(record, title, baseUrl),
     metadata: buildMetadata(record),
     preview: buildPreview(record),
     ...(record.provider ? { providerData: buildProviderData(record) } : {}),
-    diagnostics: { timings: buildTimings(record) },
+    diagnostics: { timings: buildTimings(record), ...withStageErrors(record), stages: buildStageDiagnostics(record), bytesFetched: buildBytes(record) },
     network: { headers: withoutCookies(record.probe.headers) },
   };
 }
@@ -40,8 +41,8 @@ function isDirectMedia(record: ResourceRecord): boolean {
   return !record.provider && (record.category === "image" || record.category === "video" || record.category === "audio");
 }
 
-function buildPlayback(record: ResourceRecord, title: string | undefined): InspectData["playback"] {
-  const element = renderElement(record, title);
+function buildPlayback(record: ResourceRecord, title: string | undefined, baseUrl: string | undefined): InspectData["playback"] {
+  const element = renderElement(record, title, baseUrl);
   const direct = record.category === "image" || record.category === "video" || record.category === "audio";
   const strategy = record.provider ? "iframe" : direct ? "native" : "link";
   const component = record.provider ? "iframe" : element.tag === "a" ? "a" : element.tag;
@@ -81,11 +82,11 @@ function buildPreview(record: ResourceRecord): InspectData["preview"] {
     if (native) return { thumbnail: { url: native } };
     return { thumbnail: staged(record, "oembed", undefined) };
   }
-  const { thumbnail, placeholder, dominantColor } = record.results;
+  const { thumbnail, placeholder, dominantColor, palette } = record.results;
   return {
     thumbnail: staged(record, "preview:thumbnail", thumbnail),
     placeholder: staged(record, "preview:blurhash", placeholder),
-    palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor } : undefined),
+    palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor, ...(palette ? { colors: palette } : {}) } : undefined),
     dominantColor: staged(record, "preview:palette", dominantColor),
   };
 }
@@ -112,7 +113,31 @@ function withoutCookies(headers: Record<string, string>): Record<string, string>
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^set-cookie2?$/i.test(name)));
 }
 
-const previewTimingStages: StageName[] = ["preview:thumbnail", "preview:blurhash", "preview:palette"];
+function withStageErrors(record: ResourceRecord): { stageErrors?: ReturnType<typeof stageErrors> } {
+  const errors = stageErrors(record);
+  return errors.length > 0 ? { stageErrors: errors } : {};
+}
+
+/** State, engine, time and failure reason of every registered stage (the playground's stage chips and bars). */
+function buildStageDiagnostics(record: ResourceRecord): NonNullable<InspectData["diagnostics"]>["stages"] {
+  const out: NonNullable<NonNullable<InspectData["diagnostics"]>["stages"]> = {};
+  for (const stage of stagesFor(record.category)) {
+    const entry = record.stages[stage];
+    out[stage] = {
+      state: entry?.state ?? "pending",
+      ...(entry?.engine ? { engine: entry.engine } : {}),
+      ...(entry?.durationMs !== undefined ? { durationMs: Math.round(entry.durationMs) } : {}),
+      ...(entry?.error ? { error: entry.error } : {}),
+    };
+  }
+  return out;
+}
+
+function buildBytes(record: ResourceRecord): NonNullable<InspectData["diagnostics"]>["bytesFetched"] {
+  const runner = record.results.runnerBytesFetched;
+  return { worker: record.probe.bytesFetched, ...(runner !== undefined ? { runner } : {}) };
+}
+
 
 /**
  * Integer millisecond timings. `preview` is the longest preview stage when they ran separately (they run
@@ -122,7 +147,7 @@ function buildTimings(record: ResourceRecord): Record<string, number> {
   const timings: Record<string, number> = {};
   for (const [key, ms] of Object.entries(record.timings)) timings[key] = Math.round(ms);
   if (timings.preview === undefined) {
-    const parts = previewTimingStages.map((s) => record.stages[s]?.durationMs).filter((v): v is number => v !== undefined);
+    const parts = stagesInGroup("preview").map((s) => record.stages[s]?.durationMs).filter((v): v is number => v !== undefined);
     if (parts.length > 0) timings.preview = Math.round(Math.max(...parts));
   }
   for (const [stage, entry] of Object.entries(record.stages)) {

@@ -2,7 +2,7 @@ import type { EmbedResponse, ExpandName, InspectResponse, Profile } from "../sch
 import type { InspectData, NamespaceName } from "../schemas/data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import { buildFullData } from "./build-data.ts";
-import { deriveProcessing } from "./processing.ts";
+import { deriveProcessing, stageErrors } from "./processing.ts";
 import { withoutEmptyObjects } from "./sanitize.ts";
 import { projectEmbed } from "./project-embed.ts";
 
@@ -12,6 +12,8 @@ export interface ProjectionOptions {
   expand?: ExpandName[];
   debug?: boolean;
   responseSource: "fresh" | "cache" | "inflight";
+  /** Origin the service's own URLs are resolved against inside HTML (`playback.html`, embed `render`). */
+  baseUrl?: string;
 }
 
 /**
@@ -19,10 +21,10 @@ export interface ProjectionOptions {
  * from the record before any projection, so it is identical for every profile, `fields` and `expand`.
  */
 export function project(record: ResourceRecord, options: ProjectionOptions): InspectResponse | EmbedResponse {
-  if (options.profile === "embed") return projectEmbed(record, options.expand?.includes("html") ?? false);
+  if (options.profile === "embed") return projectEmbed(record, options.expand?.includes("html") ?? false, options.baseUrl);
   const processing = deriveProcessing(record);
   const expand = new Set(options.expand ?? []);
-  const full = buildFullData(record);
+  const full = buildFullData(record, options.baseUrl);
   const data: InspectData = { ...full, playback: full.playback ? { ...full.playback } : undefined };
   const hiddenFields: string[] = [];
 
@@ -57,6 +59,8 @@ export function project(record: ResourceRecord, options: ProjectionOptions): Ins
     ...(complete ? { enrichmentSources: enrichmentSources(record) } : {}),
     projection: { profile: options.profile, hiddenFields },
   };
+  const errors = options.debug ? stageErrors(record) : [];
+  if (errors.length > 0) response.debug = { stageErrors: errors };
   return response;
 }
 

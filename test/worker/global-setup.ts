@@ -38,7 +38,7 @@ export default async function setup(project: TestProject) {
     ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));
   const trap = await startConnectionTrap("127.0.0.1");
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images")], "127.0.0.1", extras);
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av")], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },
