@@ -7,7 +7,8 @@ import { finishStage } from "../resource/stage-state.ts";
 import { probeUrl } from "../probe/probe.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
-import { readImageHeader } from "../enrich/image/index.ts";
+import { decideCategory, hasTrackList } from "../probe/evidence.ts";
+import { imageMetadataOf, readImageHeader } from "../enrich/image/index.ts";
 import { readEdgeMediaFacts, type EdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
 
@@ -49,13 +50,13 @@ type Step = (inspection: Inspection) => Promise<void> | void;
 
 /** The direct-URL inspection, one step per line, in the order they run. */
 const steps: readonly Step[] = [
-  classifyFromBytes,
-  readContainerFacts,
+  decideCategoryFromEvidence,
   discoverPageProvider,
   registerStages,
   finishCoreStages,
   readImageHeaderFacts,
   writeAudioFacts,
+  writeVideoFacts,
 ];
 
 export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<FirstInspection> {
@@ -89,20 +90,17 @@ function providerRecord(input: FirstInspectionInput, config: Config, now: number
   return record;
 }
 
-/** The category the sniffed MIME implies (bytes win over Content-Type). */
-function classifyFromBytes(i: Inspection): void {
-  i.category = categoryOf(i.probe.mime);
-}
-
-/** Container facts by Range reads; an MP4 without a video track is audio (file-type names every "isom" video/mp4). */
-async function readContainerFacts(i: Inspection): Promise<void> {
-  if (i.category === "audio" || i.probe.mime === "video/mp4") {
-    i.facts = await readEdgeMediaFacts(i.source, i.probe.mime);
-    if (i.category === "video" && i.facts?.hasVideo === false && i.facts.hasAudio) {
-      i.category = "audio";
-      i.probe.mime = "audio/mp4";
-    }
-  }
+/**
+ * Category from evidence: the container's track list where it declares one in the first bytes (MP4, Matroska,
+ * Ogg, ASF), else the sniffed MIME family (bytes win over Content-Type). Cover art never makes a file a video.
+ */
+async function decideCategoryFromEvidence(i: Inspection): Promise<void> {
+  const sniffed = categoryOf(i.probe.mime);
+  if (hasTrackList(i.probe.mime) || sniffed === "audio") i.facts = await readEdgeMediaFacts(i.source, i.probe.mime, i.head);
+  const decision = decideCategory(i.probe.mime, i.facts?.tracks);
+  i.category = decision.category;
+  i.probe.mime = decision.mime;
+  i.probe.evidence = [decision.evidence, ...(i.facts?.durationSource ? [`duration:${i.facts.durationSource}`] : [])];
   i.probe.bytesFetched = i.source.bytesFetched;
 }
 
@@ -149,9 +147,9 @@ function finishCoreStages(i: Inspection): void {
 function readImageHeaderFacts(i: Inspection): void {
   const record = i.record!;
   if (record.category !== "image") return;
-  const header = readImageHeader(i.head);
-  if (header?.colorSpace !== undefined && header.hasAlpha !== undefined) {
-    record.results.image = { colorSpace: header.colorSpace, hasAlpha: header.hasAlpha, width: header.width, height: header.height };
+  const image = imageMetadataOf(readImageHeader(i.head));
+  if (image) {
+    record.results.image = image;
     finishStage(record, "metadata:image", { state: "done", durationMs: 0, engine: "edge" });
   }
 }
@@ -161,4 +159,12 @@ function writeAudioFacts(i: Inspection): void {
   if (record.category !== "audio" || !i.facts?.audio) return;
   record.results.audio = i.facts.audio;
   finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - i.probedAt, engine: "edge" });
+}
+
+/** The container's header holds the video facts, so `fast` has them; the runner still makes the previews. */
+function writeVideoFacts(i: Inspection): void {
+  const record = i.record!;
+  if (record.category !== "video" || !i.facts?.video?.duration || !i.facts.video.width) return;
+  record.results.video = i.facts.video;
+  finishStage(record, "metadata:video", { state: "done", durationMs: performance.now() - i.probedAt, engine: "edge" });
 }
