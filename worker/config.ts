@@ -1,6 +1,21 @@
 import { z } from "zod";
 import { defaultMaxDecodePixels } from "./limits.ts";
 import { MAX_SOURCE_BYTES, THUMBNAIL_MAX_PX } from "../shared/limits.ts";
+import { webhookSecretProblem } from "./webhook/signature.ts";
+
+/** `CORS_ORIGINS` as a list (`*` stays a single entry). */
+export function corsOriginList(value: string): string[] {
+  return value.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** True for a bare origin: scheme, host and optional port, nothing else (what browsers send in `Origin`). */
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * All Worker settings, read once per request from the environment (wrangler vars, `npm start` env, or test
@@ -9,6 +24,14 @@ import { MAX_SOURCE_BYTES, THUMBNAIL_MAX_PX } from "../shared/limits.ts";
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 
 export const ConfigSchema = z.object({
+  /** Deployment kind: "production" (wrangler.toml), "development" (`npm start`), "test". Default: production. */
+  ENVIRONMENT: z.string().default("production"),
+  /**
+   * How the Worker connects after the SSRF check: "pinned" (a socket to the checked address; default) or
+   * "platform" (runtime fetch; honoured only when ENVIRONMENT=production, i.e. on Cloudflare, whose fetch cannot
+   * reach private networks; see SECURITY.md).
+   */
+  OUTBOUND_TRANSPORT: z.enum(["pinned", "platform"]).default("pinned"),
   /** Test/dev only: comma-separated `IP`, `IP:PORT` or `CIDR` entries exempt from the SSRF deny-list. Default: empty. */
   SSRF_ALLOWLIST: z.string().default(""),
   /** DNS-over-HTTPS JSON resolver used for SSRF checks. Default: Cloudflare's public resolver. */
@@ -55,18 +78,51 @@ export const ConfigSchema = z.object({
   CONSUMER_CONCURRENCY: int(4),
   /** Longest time `profile=full` waits for background stages before answering 202 with the job. Default 25 s. */
   FULL_WAIT_TIMEOUT_MS: int(25_000),
-  /** Secret for webhook signatures (Standard Webhooks: `whsec_` + base64 key). Webhooks are refused while unset. */
+  /**
+   * Secret for webhook signatures (Standard Webhooks: `whsec_` + base64 key of at least 24 bytes). Webhooks are
+   * refused while unset; `npm start` generates one in local mode.
+   */
   WEBHOOK_SECRET: z
     .string()
-    .regex(/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/, "must be whsec_ followed by a base64 key")
     .optional()
+    .superRefine((v, ctx) => {
+      const problem = v === undefined ? undefined : webhookSecretProblem(v);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
     .transform((v) => v ?? ""),
   /** Webhook delivery attempts before giving up. Default 8. */
   WEBHOOK_MAX_ATTEMPTS: int(8),
   /** First webhook retry delay; doubles each attempt (1 s, 2 s, 4 s, ...). Default 1 s. */
   WEBHOOK_RETRY_BASE_MS: int(1_000),
+  /**
+   * POST /api/v1/inspect per client (CF-Connecting-IP) and window; 0 disables. Default 60 per 60 s. On
+   * Cloudflare the INSPECT_RATE_LIMITER binding enforces it: keep wrangler.toml's `simple` block equal.
+   */
+  INSPECT_RATE_LIMIT: int(60),
+  /** Window of INSPECT_RATE_LIMIT in seconds (the Cloudflare binding accepts 10 or 60). Default 60. */
+  INSPECT_RATE_PERIOD_SECONDS: int(60),
+  /** Webhook POSTs per target host and window (more wait for the next window); 0 disables. Default 30 per 60 s. */
+  WEBHOOK_HOST_RATE_LIMIT: int(30),
+  /** Window of WEBHOOK_HOST_RATE_LIMIT in seconds (10 or 60 with the binding). Default 60. */
+  WEBHOOK_HOST_RATE_PERIOD_SECONDS: int(60),
   /** How long finished jobs can be polled. Default 24 h. */
   JOB_TTL_SECONDS: int(86_400),
+  /**
+   * Origins allowed to call the API from a browser (CORS): `*` (default; the API takes no credentials) or a
+   * comma-separated list of origins such as `https://app.example,https://cms.example`.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default("*")
+    .superRefine((v, ctx) => {
+      const bad = corsOriginList(v).filter((o) => o !== "*" && !isOrigin(o));
+      if (bad.length) ctx.addIssue({ code: "custom", message: `not an origin (scheme://host[:port]): ${bad.join(", ")}` });
+    }),
+  /**
+   * Public base URL of this service (`https://media.example`), used wherever it writes its own absolute URLs
+   * (202 `Location`, the `poster` in `playback.html`). Unset: the origin of each request.
+   */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Replaces the origin of every provider oEmbed endpoint (tests point it at a loopback fake). */
   OEMBED_BASE_URL: z.string().optional(),
 });

@@ -14,10 +14,18 @@ import { isComplete } from "../resource/stage-state.ts";
 export interface InspectOutcome {
   status: 200 | 202;
   body: InspectResponse | EmbedResponse;
+  /** The record answered from (for the request log and Server-Timing), and where the answer came from. */
+  record: ResourceRecord;
+  responseSource: "fresh" | "cache" | "inflight";
+  /** Present when the caller can poll a job still running. */
+  pendingJobId?: string;
 }
 
-/** One inspection: validate, route to the resource's Durable Object, project for the caller. */
-export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery): Promise<InspectOutcome> {
+/**
+ * One inspection: validate, route to the resource's Durable Object, project for the caller. `baseUrl` is the
+ * service's public origin, used for its own URLs inside HTML.
+ */
+export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery, baseUrl?: string): Promise<InspectOutcome> {
   if (query.expand?.includes("rawHeaders") && !query.debug) {
     throw errors.invalidParameter("expand=rawHeaders requires debug=true.");
   }
@@ -32,11 +40,17 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   const key = await resourceKey(normalizedUrl);
   // A complete record answers from the edge cache; a webhook needs the object (it creates the job).
   const hit = body.webhookUrl === undefined ? await cachedRecord(key) : undefined;
-  if (hit) return { status: 200, body: projectFor(hit, body, query, match, "cache") };
+  if (hit) {
+    const view = projectFor(hit, body, query, match, "cache", baseUrl);
+    return { status: 200, body: view.body, record: view.record, responseSource: "cache" };
+  }
   const stub = env.RESOURCE.get(env.RESOURCE.idFromName(normalizedUrl));
   const reply = (await stub.inspect({
     key,
-    url: url.href,
+    // The stored record keeps the normalised URL (no fragment, no tracking parameters); the caller's own
+    // URL stays with the caller's job only (issue 15, finding 5).
+    url: normalizeUrl(url),
+    callerUrl: body.url.trim(),
     normalizedUrl,
     profile: query.profile,
     ...(match ? { provider: match } : {}),
@@ -46,7 +60,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   // A provider whose oEmbed failed is asked again by the object after ERROR_TTL_SECONDS: not edge-cached.
   const cacheable = isComplete(reply.record) && reply.record.stages.oembed?.state !== "failed";
   await storeRecord(key, reply.record, cacheable);
-  const projected = projectFor(reply.record, body, query, match, reply.responseSource);
+  const { record, body: projected } = projectFor(reply.record, body, query, match, reply.responseSource, baseUrl);
   const pending = reply.job?.status === "processing";
   if (reply.job && "processing" in projected) {
     (projected as InspectResponse).job = reply.job;
@@ -55,7 +69,14 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
         "The initial inspection is complete; heavy enrichments continue in the background. Poll GET /api/v1/job/{id} or wait for the webhook.";
     }
   }
-  return { status: pending && query.profile !== "fast" ? 202 : 200, body: projected };
+  const status = pending && query.profile !== "fast" ? 202 : 200;
+  return {
+    status,
+    body: projected,
+    record,
+    responseSource: reply.responseSource,
+    ...(status === 202 && reply.job ? { pendingJobId: reply.job.id } : {}),
+  };
 }
 
 /** The caller's view of a record: its own URL as given (SPEC 2.2: identity.url) and its own projection. */
@@ -65,17 +86,20 @@ function projectFor(
   query: InspectQuery,
   match: ReturnType<typeof detectProvider>,
   responseSource: "fresh" | "cache" | "inflight",
+  baseUrl: string | undefined,
 ) {
   // finalUrl and canonicalUrl carry the normalised forms.
   const record: ResourceRecord = { ...stored, url: body.url.trim() };
   if (match && record.provider) record.provider = { ...record.provider, embedUrl: match.embedUrl };
-  return project(record, {
+  const projected = project(record, {
     profile: query.profile,
     ...(query.fields ? { fields: query.fields } : {}),
     ...(query.expand ? { expand: query.expand } : {}),
     debug: query.debug,
     responseSource,
+    ...(baseUrl ? { baseUrl } : {}),
   });
+  return { record, body: projected };
 }
 
 /** A webhook target is checked like any outbound request, at request time: a denied address is refused now. */

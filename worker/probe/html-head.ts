@@ -1,3 +1,5 @@
+import { collapseWhitespace, decodeEntities, scanHtml, type HtmlTag } from "./html-scan.ts";
+
 /** Facts read from an HTML document's <head>: the title and an oEmbed discovery link. */
 export interface HtmlHeadFacts {
   title?: string;
@@ -6,56 +8,71 @@ export interface HtmlHeadFacts {
 
 /** Largest part of a page read while looking for </head>. */
 export const maxHtmlHeadBytes = 512 * 1024;
+/** Longest title kept (characters). */
+const maxTitleLength = 500;
 
-/** Whether `html` contains the end of the head (or the body began), so reading can stop. */
+/**
+ * One fact collector of the head reader. Each sees every start tag (and raw-text content) of the head once;
+ * adding a fact (OpenGraph, JSON-LD, ...) means adding a collector here, not another pass over the page.
+ */
+interface HeadCollector {
+  tag?(tag: HtmlTag, facts: HtmlHeadFacts, baseUrl: string): void;
+  text?(tag: HtmlTag, text: string, facts: HtmlHeadFacts): void;
+}
+
+const titleCollector: HeadCollector = {
+  text(tag, text, facts) {
+    if (tag.name !== "title" || facts.title !== undefined) return;
+    const title = collapseWhitespace(decodeEntities(text.slice(0, maxTitleLength * 8)));
+    if (title) facts.title = title.slice(0, maxTitleLength);
+  },
+};
+
+/** `<link rel="alternate" type="application/json+oembed" href>` (oEmbed spec section 4); the first one wins. */
+const oembedLinkCollector: HeadCollector = {
+  tag(tag, facts, baseUrl) {
+    if (tag.name !== "link" || facts.oembedUrl !== undefined) return;
+    const rel = (tag.attrs.get("rel") ?? "").toLowerCase().split(/[ \t\n\f\r]+/);
+    const href = tag.attrs.get("href");
+    if (!rel.includes("alternate") || (tag.attrs.get("type") ?? "").toLowerCase() !== "application/json+oembed" || !href) return;
+    try {
+      facts.oembedUrl = new URL(decodeEntities(href), baseUrl).href;
+    } catch {
+      /* an unusable href is ignored */
+    }
+  },
+};
+
+const headCollectors: readonly HeadCollector[] = [titleCollector, oembedLinkCollector];
+
+/** Where the head ends: its end tag, or the first tag that can only be in the body. */
+function endsHead(name: string): boolean {
+  return name === "body";
+}
+
+/** Whether `html` contains the end of the head (or the body began), so reading can stop. One linear scan. */
 export function headComplete(html: string): boolean {
-  return /<\/head\s*>|<body[\s>]/i.test(html);
+  return scanHtml(html.slice(0, maxHtmlHeadBytes), {
+    tag: (tag) => (endsHead(tag.name) ? "stop" : undefined),
+    endTag: (name) => (name === "head" ? "stop" : undefined),
+  }).stopped;
 }
 
 /**
- * Reads <title> and `<link rel="alternate" type="application/json+oembed" href>` (oEmbed spec section 4) from
- * the head only. A small attribute scanner, not a DOM: the head is untrusted and we need two facts from it.
+ * Reads the head's facts in one linear scan of at most maxHtmlHeadBytes (issue 15, finding 2): the head is
+ * untrusted, so no backtracking regular expression ever sees it.
  */
 export function readHtmlHead(html: string, baseUrl: string): HtmlHeadFacts {
-  const end = html.search(/<\/head\s*>|<body[\s>]/i);
-  const head = end >= 0 ? html.slice(0, end) : html;
   const facts: HtmlHeadFacts = {};
-  const title = head.match(/<title[^>]*>([\s\S]*?)<\/title\s*>/i)?.[1];
-  if (title) {
-    const text = decodeEntities(title).replace(/\s+/g, " ").trim();
-    if (text) facts.title = text.slice(0, 500);
-  }
-  for (const tag of head.match(/<link\b[^>]*>/gi) ?? []) {
-    const attrs = attributes(tag);
-    const rel = (attrs.rel ?? "").toLowerCase().split(/\s+/);
-    if (rel.includes("alternate") && (attrs.type ?? "").toLowerCase() === "application/json+oembed" && attrs.href) {
-      try {
-        facts.oembedUrl = new URL(decodeEntities(attrs.href), baseUrl).href;
-      } catch {
-        /* an unusable href is ignored */
-      }
-      break;
-    }
-  }
-  return facts;
-}
-
-function attributes(tag: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of tag.matchAll(/([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*=\s*("([^"]*)"|'([^']*)'|([^\s"'>]+))/g)) {
-    out[m[1]!.toLowerCase()] = m[3] ?? m[4] ?? m[5] ?? "";
-  }
-  return out;
-}
-
-const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
-    if (entity[0] === "#") {
-      const code = entity[1]?.toLowerCase() === "x" ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : whole;
-    }
-    return named[entity.toLowerCase()] ?? whole;
+  scanHtml(html.slice(0, maxHtmlHeadBytes), {
+    tag(tag) {
+      if (endsHead(tag.name)) return "stop";
+      for (const c of headCollectors) c.tag?.(tag, facts, baseUrl);
+    },
+    text(tag, text) {
+      for (const c of headCollectors) c.text?.(tag, text, facts);
+    },
+    endTag: (name) => (name === "head" ? "stop" : undefined),
   });
+  return facts;
 }

@@ -1,7 +1,9 @@
 import { PhotonImage } from "@cf-wasm/photon/workerd";
+import { stripImageMetadata } from "./bomb-guard.ts";
 import { edgeFormatForMime, edgeFormats } from "./edge-formats.ts";
 import { type ImageHeaderInfo, readImageHeader } from "./header/read-image-header.ts";
-import { dominantHex } from "./steps/palette.ts";
+import type { Palette } from "../../../shared/media/palette.ts";
+import { paletteOf } from "./steps/palette.ts";
 import { blurhashPlaceholder } from "./steps/placeholder.ts";
 import { downscaleUpright, encodeWebp } from "./steps/thumbnail.ts";
 
@@ -16,8 +18,10 @@ export interface EdgeImageResult {
   thumbnail: { bytes: Uint8Array; width: number; height: number; contentType: "image/webp" };
   /** Blurhash of a downscale of the thumbnail. */
   placeholder: string;
-  /** "#rrggbb", histogram mode of a downscale of the thumbnail. */
+  /** "#rrggbb": the palette's largest colour (palette.colors[0]). */
   dominantColor: string;
+  /** Palette of a downscale of the thumbnail (shared/media/palette.ts). */
+  palette: Palette;
 }
 
 export type EdgeImageFailure = "unsupported-format" | "too-large" | "decode-failed";
@@ -35,7 +39,7 @@ export interface EdgeImageOptions {
 
 /**
  * Decodes an image inside the isolate and derives thumbnail, placeholder and dominant colour. Never
- * throws. Order: header (refuse unsupported or oversized files before any decoding), decode, resize,
+ * throws. Order: header (refuse unsupported or oversized files before any decoding), metadata stripped, decode, resize,
  * WebP encode, blurhash, palette. The full-size decode is freed as soon as the thumbnail exists.
  * `timingsMs` per step: workerd's clock only advances across I/O in production, so there CPU-bound
  * steps may read 0; locally (workerd under miniflare) they show real time.
@@ -69,10 +73,14 @@ export async function processImageAtEdge(bytes: Uint8Array, mime: string, opts: 
     return { ok: false, reason: "too-large", detail: `${header.width}x${header.height} = ${pixels} px > maxDecodePixels ${opts.maxDecodePixels}`, header };
   }
 
+  // photon inflates ancillary chunks without a limit: it only ever sees the pixel data (bomb-guard.ts).
+  const guarded = stripImageMetadata(bytes, header.format);
+  if (!guarded.ok) return { ok: false, reason: "decode-failed", detail: guarded.detail, header };
+
   let full: PhotonImage | undefined;
   let thumb: PhotonImage | undefined;
   try {
-    full = PhotonImage.new_from_byteslice(bytes);
+    full = PhotonImage.new_from_byteslice(guarded.bytes);
     lap("decode");
     thumb = downscaleUpright(full, opts.thumbnailMaxPx, header.orientation);
     full.free();
@@ -82,7 +90,7 @@ export async function processImageAtEdge(bytes: Uint8Array, mime: string, opts: 
     lap("webpEncode");
     const placeholder = blurhashPlaceholder(thumb);
     lap("blurhash");
-    const dominantColor = dominantHex(thumb);
+    const palette = paletteOf(thumb);
     lap("palette");
     timingsMs.total = Math.round((performance.now() - started) * 10) / 10;
     return {
@@ -95,7 +103,8 @@ export async function processImageAtEdge(bytes: Uint8Array, mime: string, opts: 
         hasAlpha: header.hasAlpha ?? false,
         thumbnail: { bytes: webp, width: thumb.get_width(), height: thumb.get_height(), contentType: "image/webp" },
         placeholder,
-        dominantColor,
+        dominantColor: palette.dominant,
+        palette,
       },
     };
   } catch (error) {
