@@ -4,7 +4,8 @@
  *  1. the Worker is stopped with SIGTERM while the runner call is under way and started again on the same
  *     `.wrangler` state: with no new inspect call, the object's watchdog alarm re-dispatches the work and
  *     the job completes within the documented bound;
- *  2. the runner is killed with SIGKILL mid-job and started again: the job completes within the bound.
+ *  2. the runner is killed with SIGKILL mid-job and started again: the job completes within the bound;
+ *  3. a webhook delivery whose retry falls due while the Worker is down is sent after the start.
  * Only GET /api/v1/job/{id} is called after the restart (what a waiting client does).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -100,12 +101,37 @@ async function startRunner(port: number, originPort: number): Promise<Proc> {
   return proc;
 }
 
+const webhookSecret = `whsec_${Buffer.from("restart-test-webhook-secret-32by").toString("base64")}`;
+
+/** A webhook receiver that fails its first delivery (so a retry is due later) and accepts the others. */
+async function flakyReceiver() {
+  const deliveries: { at: number; status: number; id: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const status = deliveries.length === 0 ? 500 : 200;
+      deliveries.push({ at: Date.now(), status, id: String(req.headers["webhook-id"] ?? "") });
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port, url: `http://127.0.0.1:${port}/hook`, deliveries,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+let receiverPort = 0;
+
 async function startWorker(port: number, runnerPort: number, originPort: number): Promise<Proc> {
   const proc = track(spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
     cwd: root,
     env: {
       ...process.env, PORT: String(port), START_RUNNER: "false", RUNNER_URL: `http://127.0.0.1:${runnerPort}`, RUNNER_TOKEN: token,
-      SSRF_ALLOWLIST: `127.0.0.1:${originPort}`,
+      SSRF_ALLOWLIST: `127.0.0.1:${originPort},127.0.0.1:${receiverPort}`, WEBHOOK_SECRET: webhookSecret,
+      // The failed first delivery's retry falls due 4 s later: after the stop, before or during the start.
+      WEBHOOK_RETRY_BASE_MS: "4000",
     },
     stdio: ["ignore", "pipe", "pipe"],
   }));
@@ -127,6 +153,7 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
 
 describe("work in flight survives restarts (real npm start)", () => {
   let origin: Awaited<ReturnType<typeof slowForRunnerOrigin>>;
+  let receiver: Awaited<ReturnType<typeof flakyReceiver>>;
   let runner: Proc | undefined;
   let worker: Proc | undefined;
   let port: number;
@@ -136,6 +163,8 @@ describe("work in flight survives restarts (real npm start)", () => {
   beforeAll(async () => {
     const media = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
     origin = await slowForRunnerOrigin(join(media, "video-moov-end.mp4"));
+    receiver = await flakyReceiver();
+    receiverPort = receiver.port;
     port = await freePort();
     runnerPort = await freePort();
     runner = await startRunner(runnerPort, origin.port);
@@ -146,11 +175,12 @@ describe("work in flight survives restarts (real npm start)", () => {
     await worker?.stop("SIGTERM");
     await runner?.stop("SIGTERM");
     await origin?.close();
+    await receiver?.close();
   });
 
-  const startJob = async (q: string) => {
+  const startJob = async (q: string, webhookUrl?: string) => {
     const res = await fetch(`${base()}/api/v1/inspect?profile=standard`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: origin.url(q) }),
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: origin.url(q), ...(webhookUrl ? { webhookUrl } : {}) }),
     });
     const body = (await res.json()) as { job?: { id: string } };
     expect(res.status, JSON.stringify(body)).toBe(202);
@@ -187,5 +217,23 @@ describe("work in flight survives restarts (real npm start)", () => {
     runner = await startRunner(runnerPort, origin.port);
     await waitFor(async () => (await jobStatus(id)) === "completed", recoveryBoundMs, "the job to complete");
     expect(Date.now() - killed).toBeLessThan(recoveryBoundMs);
+  }, 180_000);
+
+  it("a webhook retry due while the Worker is down is delivered after the start", async () => {
+    const id = await startJob(`webhook-restart-${Date.now()}`, receiver.url);
+    // The first delivery fails (500): its retry is due about a second later, while the Worker is stopped.
+    await waitFor(() => receiver.deliveries.length >= 1, recoveryBoundMs, "the first webhook delivery");
+    await worker!.stop("SIGTERM");
+    expect(receiver.deliveries.length).toBe(1);
+    await new Promise((r) => setTimeout(r, 3_000));
+    worker = await startWorker(port, runnerPort, origin.port);
+    const restarted = Date.now();
+    await waitFor(() => receiver.deliveries.some((d) => d.status === 200), recoveryBoundMs, "the retried webhook delivery");
+    expect(Date.now() - restarted).toBeLessThan(recoveryBoundMs);
+    // One event: the retry carries the same webhook-id, and nothing is delivered twice.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(receiver.deliveries.filter((d) => d.status === 200)).toHaveLength(1);
+    expect(new Set(receiver.deliveries.map((d) => d.id)).size).toBe(1);
+    expect(await jobStatus(id)).toBe("completed");
   }, 180_000);
 });
