@@ -53,8 +53,8 @@ export async function startService(options: StartOptions = {}): Promise<StartedS
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const child =
     options.via === "npm"
-      ? spawn("npm", ["start", "--silent"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
-      : spawn(process.execPath, [join(root, "scripts", "start.mjs")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      ? spawn("npm", ["start", "--silent"], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(process.execPath, [join(root, "scripts", "start.mjs")], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
   for (const stream of [child.stdout!, child.stderr!]) {
