@@ -49,7 +49,7 @@ const readyLine = /^\[start\] ready: API (\S+)\s+docs (\S+)\s+playground (\S+)/;
 export async function startService(options: StartOptions = {}): Promise<StartedService> {
   const port = await freePort();
   const runnerPort = await freePort();
-  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), RUNNER_PORT: String(runnerPort), ...options.env };
+  const env: Record<string, string | undefined> = { ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), RUNNER_PORT: String(runnerPort), ...options.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const child =
     options.via === "npm"
