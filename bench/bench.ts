@@ -257,6 +257,8 @@ async function main(): Promise<void> {
   const service = await startService(root, {
     SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,
     FULL_WAIT_TIMEOUT_MS: "120000",
+    // Hundreds of inspections from one client: the per-client limit would answer 429.
+    INSPECT_RATE_LIMIT: "0",
     RUNNER_DISPATCH: args.dispatch === "queue" ? "queue" : "direct",
   });
   const ctx: RunCtx = { service, scratch };

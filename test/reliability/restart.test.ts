@@ -128,7 +128,7 @@ async function startWorker(port: number, runnerPort: number, originPort: number)
   const proc = track(spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
     cwd: root,
     env: {
-      ...process.env, PORT: String(port), START_RUNNER: "false", RUNNER_URL: `http://127.0.0.1:${runnerPort}`, RUNNER_TOKEN: token,
+      ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), START_RUNNER: "false", RUNNER_URL: `http://127.0.0.1:${runnerPort}`, RUNNER_TOKEN: token,
       SSRF_ALLOWLIST: `127.0.0.1:${originPort},127.0.0.1:${receiverPort}`, WEBHOOK_SECRET: webhookSecret,
       // The failed first delivery's retry falls due 4 s later: after the stop, before or during the start.
       WEBHOOK_RETRY_BASE_MS: "4000",
