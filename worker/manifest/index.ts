@@ -1,0 +1,4 @@
+export { inspectManifest, type FetchedManifest, type ManifestFacts, type ManifestFetcher, type PreviewPlan } from "./inspect-manifest.ts";
+export { ManifestError } from "./manifest-error.ts";
+export { manifestMimes, recognizeManifest, sniffManifest, type ManifestProtocol } from "./recognize.ts";
+export * as manifestLimits from "./limits.ts";
