@@ -2,8 +2,9 @@ import { formatBytes } from "../format/index.ts";
 import type { InspectData } from "../schemas/data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import type { StageName } from "../schemas/stages.ts";
+import { stagesInGroup } from "../stages/index.ts";
 import { renderElement, toHtml } from "./html-tags.ts";
-import { stageView } from "./processing.ts";
+import { stageErrors, stageView } from "./processing.ts";
 
 /**
  * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
@@ -22,6 +23,7 @@ export function buildFullData(record: ResourceRecord): InspectData {
       kind: record.provider ? "embed-media" : record.category === "webpage" ? "webpage" : "direct-media",
       semanticType: record.provider?.semanticType ?? (record.category === "webpage" || record.category === "embedded" ? undefined : record.category),
       ...(title ? { title } : {}),
+      ...(record.categorySources?.length ? { enrichmentSources: [...record.categorySources] } : {}),
     },
     ...(record.provider
       ? { provider: { name: record.provider.name, confidence: record.provider.confidence, detectionMethod: record.provider.detectionMethod } }
@@ -30,7 +32,7 @@ export function buildFullData(record: ResourceRecord): InspectData {
     metadata: buildMetadata(record),
     preview: buildPreview(record),
     ...(record.provider ? { providerData: buildProviderData(record) } : {}),
-    diagnostics: { timings: buildTimings(record) },
+    diagnostics: { timings: buildTimings(record), ...withStageErrors(record) },
     network: { headers: withoutCookies(record.probe.headers) },
   };
 }
@@ -107,7 +109,10 @@ function withoutCookies(headers: Record<string, string>): Record<string, string>
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^set-cookie2?$/i.test(name)));
 }
 
-const previewTimingStages: StageName[] = ["preview:thumbnail", "preview:blurhash", "preview:palette"];
+function withStageErrors(record: ResourceRecord): { stageErrors?: ReturnType<typeof stageErrors> } {
+  const errors = stageErrors(record);
+  return errors.length > 0 ? { stageErrors: errors } : {};
+}
 
 /**
  * Integer millisecond timings. `preview` is the longest preview stage when they ran separately (they run
@@ -117,7 +122,7 @@ function buildTimings(record: ResourceRecord): Record<string, number> {
   const timings: Record<string, number> = {};
   for (const [key, ms] of Object.entries(record.timings)) timings[key] = Math.round(ms);
   if (timings.preview === undefined) {
-    const parts = previewTimingStages.map((s) => record.stages[s]?.durationMs).filter((v): v is number => v !== undefined);
+    const parts = stagesInGroup("preview").map((s) => record.stages[s]?.durationMs).filter((v): v is number => v !== undefined);
     if (parts.length > 0) timings.preview = Math.round(Math.max(...parts));
   }
   for (const [stage, entry] of Object.entries(record.stages)) {

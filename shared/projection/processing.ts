@@ -1,6 +1,7 @@
 import type { Processing } from "../schemas/inspect.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
-import { stagesByCategory, type StageName } from "../schemas/stages.ts";
+import type { StageError, StageName } from "../schemas/stages.ts";
+import { stagesFor } from "../stages/index.ts";
 
 /**
  * Processing state derived from the record's stage registry alone (SPEC 3): never from the profile, fields
@@ -8,7 +9,7 @@ import { stagesByCategory, type StageName } from "../schemas/stages.ts";
  * in `failedStages`, so a resource can never stay pending because of a broken stage.
  */
 export function deriveProcessing(record: ResourceRecord): Processing {
-  const registered = stagesByCategory[record.category];
+  const registered = stagesFor(record.category);
   const completedStages: StageName[] = [];
   const pendingStages: StageName[] = [];
   const failedStages: StageName[] = [];
@@ -32,6 +33,13 @@ export function deriveProcessing(record: ResourceRecord): Processing {
 export type StageView = "pending" | "done" | "failed" | "unregistered";
 
 export function stageView(record: ResourceRecord, stage: StageName): StageView {
-  if (!stagesByCategory[record.category].includes(stage)) return "unregistered";
+  if (!stagesFor(record.category).includes(stage)) return "unregistered";
   return record.stages[stage]?.state ?? "pending";
+}
+
+/** Each failed stage with its short reason (`processing.failedStages` names them; this says why). */
+export function stageErrors(record: ResourceRecord): StageError[] {
+  return stagesFor(record.category)
+    .filter((stage) => record.stages[stage]?.state === "failed")
+    .map((stage) => ({ stage, reason: record.stages[stage]?.error ?? "no reason recorded" }));
 }

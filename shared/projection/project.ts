@@ -2,7 +2,7 @@ import type { EmbedResponse, ExpandName, InspectResponse, Profile } from "../sch
 import type { InspectData, NamespaceName } from "../schemas/data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import { buildFullData } from "./build-data.ts";
-import { deriveProcessing } from "./processing.ts";
+import { deriveProcessing, stageErrors } from "./processing.ts";
 import { withoutEmptyObjects } from "./sanitize.ts";
 import { projectEmbed } from "./project-embed.ts";
 
@@ -57,6 +57,8 @@ export function project(record: ResourceRecord, options: ProjectionOptions): Ins
     ...(complete ? { enrichmentSources: enrichmentSources(record) } : {}),
     projection: { profile: options.profile, hiddenFields },
   };
+  const errors = options.debug ? stageErrors(record) : [];
+  if (errors.length > 0) response.debug = { stageErrors: errors };
   return response;
 }
 

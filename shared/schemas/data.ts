@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { StageError } from "./stages.ts";
 
 // Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
 // unsupported for the category (SPEC 2.3). Empty objects never appear.
@@ -17,6 +18,8 @@ export const Semantic = z.object({
   semanticType: z.enum(["video", "audio", "image", "embedded-video", "embedded-audio"]).optional()
     .meta({ description: "Omitted for plain web pages" }),
   title: z.string().optional(),
+  enrichmentSources: z.array(z.string()).optional()
+    .meta({ description: "Evidence beyond the sniffed MIME that decided the category, e.g. music-metadata (container track list) or ffprobe (the runner's streams)" }),
 });
 
 export const Provider = z.object({
@@ -96,6 +99,8 @@ export const ProviderData = z
 
 export const Diagnostics = z.object({
   timings: z.record(z.string(), z.number().int()).meta({ description: "Milliseconds: total, semantic, mediaFormat, preview, ..." }),
+  stageErrors: z.array(StageError).optional()
+    .meta({ description: "Why each stage in processing.failedStages failed. Present only when a stage failed." }),
 });
 
 export const Network = z.object({

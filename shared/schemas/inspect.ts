@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InspectData, namespaceNames } from "./data.ts";
-import { StageName } from "./stages.ts";
+import { StageError, StageName } from "./stages.ts";
 import { JobBrief } from "./job.ts";
 
 export const profiles = ["fast", "standard", "full", "embed"] as const;
@@ -82,6 +82,9 @@ export const InspectResponse = z.object({
   projection: Projection,
   job: JobBrief.optional(),
   message: z.string().optional(),
+  debug: z.object({
+    stageErrors: z.array(StageError).meta({ description: "Why each stage in processing.failedStages failed" }),
+  }).optional().meta({ description: "With debug=true, when a stage failed" }),
 });
 export type InspectResponse = z.infer<typeof InspectResponse>;
 

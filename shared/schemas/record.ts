@@ -64,6 +64,8 @@ export const ResourceRecord = z.object({
   url: z.string(),
   normalizedUrl: z.string(),
   category: MediaCategory,
+  /** The evidence that decided the category when it is more than the sniffed MIME (e.g. "ffprobe"). */
+  categorySources: z.array(z.string()).optional(),
   probe: ProbeResult,
   provider: ProviderRecord.optional(),
   stages: z.partialRecord(StageName, StageRecord),

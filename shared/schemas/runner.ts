@@ -54,6 +54,21 @@ export const RunnerMetadata = z.object({
 });
 export type RunnerMetadata = z.infer<typeof RunnerMetadata>;
 
+/** How one requested stage ended in the runner: a failed stage says why in one short line. */
+export const RunnerStageOutcome = z.object({
+  status: z.enum(["done", "failed", "skipped"])
+    .meta({ description: "skipped: the stage does not apply to what the file turned out to be (e.g. previews of audio)" }),
+  reason: z.string().max(200).optional().meta({ description: "Why the stage failed or was skipped" }),
+});
+export type RunnerStageOutcome = z.infer<typeof RunnerStageOutcome>;
+
+/** What the runner's own reading of the streams says the file is (ffprobe, or the image decoder). */
+export const RunnerDetected = z.object({
+  category: RunnerCategory.meta({ description: "video when a picture stream other than cover art exists, else audio; image for images" }),
+  source: z.string().meta({ description: "The evidence: ffprobe or the image decoder" }),
+});
+export type RunnerDetected = z.infer<typeof RunnerDetected>;
+
 export const RunnerResponse = z.object({
   metadata: RunnerMetadata.optional(),
   thumbnail: RunnerThumbnail.optional(),
@@ -63,6 +78,10 @@ export const RunnerResponse = z.object({
     .meta({ description: "Milliseconds per step (fetch, metadata, frame, thumbnail, placeholder, palette, total)" }),
   bytesFetched: z.number().int().nonnegative().optional()
     .meta({ description: "Bytes the runner pulled from the origin for this request" }),
+  stages: z.partialRecord(RunnerStage, RunnerStageOutcome).optional()
+    .meta({ description: "Per requested stage: done, failed (with a reason) or skipped. Metadata and previews end independently." }),
+  detected: RunnerDetected.optional()
+    .meta({ description: "The category the streams show; differs from the request's when the Worker classified the file wrongly" }),
 });
 export type RunnerResponse = z.infer<typeof RunnerResponse>;
 

@@ -1,17 +1,8 @@
 import { z } from "zod";
+import { stageNames, stagesFor } from "../stages/registry.ts";
 
-/** Enrichment stage names (SPEC 2.1). Declared once; the registry below says which apply to a category. */
-export const stageNames = [
-  "semantic",
-  "mediaFormat",
-  "oembed",
-  "metadata:image",
-  "metadata:video",
-  "metadata:audio",
-  "preview:thumbnail",
-  "preview:blurhash",
-  "preview:palette",
-] as const;
+/** Enrichment stage names (SPEC 2.1), as the stage registry (shared/stages/registry.ts) declares them. */
+export { stageNames };
 export const StageName = z.enum(stageNames);
 export type StageName = z.infer<typeof StageName>;
 
@@ -19,17 +10,17 @@ export const mediaCategories = ["image", "video", "audio", "embedded", "webpage"
 export const MediaCategory = z.enum(mediaCategories);
 export type MediaCategory = z.infer<typeof MediaCategory>;
 
-/** Stages registered per media category (SPEC 2.6): what "complete" means for a resource. */
-export const stagesByCategory: Readonly<Record<MediaCategory, readonly StageName[]>> = {
-  image: ["semantic", "mediaFormat", "metadata:image", "preview:thumbnail", "preview:blurhash", "preview:palette"],
-  video: ["semantic", "mediaFormat", "metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"],
-  audio: ["semantic", "mediaFormat", "metadata:audio"],
-  embedded: ["semantic", "mediaFormat", "oembed"],
-  webpage: ["semantic", "mediaFormat"],
-};
-
-/** Stages whose work is generated previews (hidden by the `fast` profile). */
-export const previewStages: readonly StageName[] = ["preview:thumbnail", "preview:blurhash", "preview:palette"];
+/** Stages registered per media category (SPEC 2.6), derived from the registry: what "complete" means. */
+export const stagesByCategory: Readonly<Record<MediaCategory, readonly StageName[]>> = Object.fromEntries(
+  mediaCategories.map((category) => [category, stagesFor(category)]),
+) as unknown as Record<MediaCategory, readonly StageName[]>;
 
 export const StageState = z.enum(["pending", "done", "failed"]);
 export type StageState = z.infer<typeof StageState>;
+
+/** Why a stage failed (one short line): shown with `debug=true` and in `full`'s diagnostics. */
+export const StageError = z.object({
+  stage: StageName,
+  reason: z.string().meta({ description: "Short reason, e.g. \"CORRUPT_MEDIA: no video frame could be decoded\"" }),
+});
+export type StageError = z.infer<typeof StageError>;

@@ -133,8 +133,8 @@ describe("unreadable media", () => {
   for (const [name, category, code] of [
     ["corrupt.mp4", "video", "CORRUPT_MEDIA"],
     ["truncated.mp4", "video", "CORRUPT_MEDIA"],
-    ["tone.mp3", "video", "UNSUPPORTED_MEDIA"],
-    ["no-audio.mp4", "audio", "UNSUPPORTED_MEDIA"],
+    // Cut at 30 % with the index at the end: ffprobe reads nothing, so nothing can be reported.
+    ["truncated-30-moov-end.mp4", "video", "CORRUPT_MEDIA"],
   ] as const) {
     it(`${name} as ${category} gives 422 ${code}`, async () => {
       const res = await processRequest(app, { url: `${origin}/files/${name}`, category, stages: ["metadata", "thumbnail"] });
@@ -142,4 +142,53 @@ describe("unreadable media", () => {
       expect(RunnerErrorBody.parse(res.json()).error.code).toBe(code);
     });
   }
+});
+
+describe("metadata and previews end independently", () => {
+  it("an MP4 whose index is readable but whose frames are not keeps ffprobe's duration, fps, bitrate and codec", async () => {
+    const result = await processOk("header-only.mp4", "video");
+    const probe = await ffprobeFile(join(dir, "header-only.mp4"));
+    const stream = probe.streams.find((s) => s.codec_type === "video")!;
+    const video = result.metadata?.video;
+    expect(video?.codec).toBe(stream.codec_name);
+    expect(video?.duration?.seconds).toBeCloseTo(num(probe.format.duration), 2);
+    expect(video?.fps).toBeCloseTo(rate(stream.avg_frame_rate), 2);
+    expect(video?.bitrate?.bps).toBeGreaterThan(0);
+    expect(result.stages?.metadata).toEqual({ status: "done" });
+    for (const stage of ["thumbnail", "placeholder", "palette"] as const) {
+      expect(result.stages?.[stage]?.status).toBe("failed");
+      expect(result.stages?.[stage]?.reason).toMatch(/^CORRUPT_MEDIA: /);
+    }
+    expect(result.thumbnail).toBeUndefined();
+    expect(result.placeholder).toBeUndefined();
+  });
+
+  it("an MP4 cut at 30 % with moov first still reports the whole file's metadata", async () => {
+    const result = await processOk("truncated-30-faststart.mp4", "video");
+    const probe = await ffprobeFile(join(dir, "h264-aac-faststart.mp4"));
+    expect(result.metadata?.video?.duration?.seconds).toBeCloseTo(num(probe.format.duration), 1);
+    expect(result.metadata?.video?.codec).toBe("h264");
+    expect(result.stages?.metadata).toEqual({ status: "done" });
+    // The frame at 10 % lies in the bytes that remain: either it decodes, or the stage says why not.
+    const thumb = result.stages?.thumbnail;
+    expect(thumb?.status === "done" ? result.thumbnail : thumb?.reason).toBeTruthy();
+  });
+});
+
+describe("the streams decide the category", () => {
+  it("an MP3 asked for as video answers as audio, with audio metadata and the previews skipped", async () => {
+    const result = await processOk("tone.mp3", "video");
+    expect(result.detected).toEqual({ category: "audio", source: "ffprobe" });
+    expect(result.metadata?.audio?.codec).toBe("mp3");
+    expect(result.metadata?.video).toBeUndefined();
+    expect(result.stages?.thumbnail?.status).toBe("skipped");
+    expect(result.thumbnail).toBeUndefined();
+  });
+
+  it("a silent MP4 asked for as audio answers as video, with video metadata", async () => {
+    const result = await processOk("no-audio.mp4", "audio", ["metadata"]);
+    expect(result.detected).toEqual({ category: "video", source: "ffprobe" });
+    expect([result.metadata?.video?.width, result.metadata?.video?.height]).toEqual([480, 270]);
+    expect(result.metadata?.audio).toBeUndefined();
+  });
 });

@@ -24,9 +24,14 @@ function storedRow(url: string) {
     state.storage.sql.exec<{ record: string; expires_at: number }>(`SELECT record, expires_at FROM resource`).toArray()[0]);
 }
 
+/**
+ * Ages the stored row and drops the object's in-memory copy, as an eviction would: the object then reads
+ * the aged row on its next call (it loads the record once per lifetime).
+ */
 function ageRecord(url: string, expiresAt: number) {
-  return runInDurableObject(objectFor(url), (_instance, state) => {
+  return runInDurableObject(objectFor(url), (instance, state) => {
     state.storage.sql.exec(`UPDATE resource SET expires_at = ?`, expiresAt);
+    (instance as unknown as { memory?: unknown }).memory = undefined;
   });
 }
 

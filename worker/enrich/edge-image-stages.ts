@@ -3,11 +3,10 @@ import { fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
 import { parseContentRange } from "../probe/content-range.ts";
 import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { finishStage } from "../resource/create-record.ts";
+import type { StageName } from "../../shared/schemas/stages.ts";
+import { applyEngineResult, failStages } from "../resource/stage-state.ts";
 import { edgeFormats, processImageAtEdge } from "./image/index.ts";
 import { thumbnailPath, thumbnailObjectKey } from "./thumbnail-store.ts";
-
-const imageStages = ["preview:thumbnail", "preview:blurhash", "preview:palette"] as const;
 
 /**
  * Whether the Worker itself can produce this image's previews (format, header facts and size within the
@@ -29,12 +28,14 @@ export function isEdgeImage(record: ResourceRecord, config: Config): boolean {
 export type EdgeImageRun = "done" | "needs-runner";
 
 /**
- * Downloads the image (capped) and runs the edge pipeline; writes thumbnail to R2 and results into the
- * record. Formats or sizes photon should not handle come back as "needs-runner". Throws ApiError only when
- * the download itself fails (e.g. 413 when the streamed body passes the cap despite a smaller header).
+ * Downloads the image (capped) and runs the edge pipeline for `stages` (the pending stages the plan gives the
+ * edge); writes the thumbnail to R2 and each stage's result into the record. Formats or sizes photon should
+ * not handle come back as "needs-runner". Throws ApiError only when the download itself fails (e.g. 413 when
+ * the streamed body passes the cap despite a smaller header).
  */
 export async function runEdgeImageStages(
   record: ResourceRecord,
+  stages: readonly StageName[],
   config: Config,
   bucket: R2Bucket,
   head?: Uint8Array,
@@ -55,22 +56,24 @@ export async function runEdgeImageStages(
       record.results.edgeRefused = outcome.detail;
       return "needs-runner";
     }
-    for (const stage of imageStages) finishStage(record, stage, { state: "failed", error: outcome.detail, engine: "edge" });
-    if (record.stages["metadata:image"]?.state === "pending") finishStage(record, "metadata:image", { state: "failed", error: outcome.detail, engine: "edge" });
+    failStages(record, stages, outcome.detail, "edge");
     return "done";
   }
   const { result } = outcome;
   const key = thumbnailObjectKey(record.key, result.thumbnail.width, result.thumbnail.height);
   await bucket.put(key, result.thumbnail.bytes, { httpMetadata: { contentType: result.thumbnail.contentType } });
-  const elapsed = performance.now() - fetchedAt;
-  record.results.thumbnail = { url: thumbnailPath(key), dimensions: `${result.thumbnail.width}x${result.thumbnail.height}` };
-  record.results.placeholder = { type: "blurhash", value: result.placeholder };
-  record.results.dominantColor = result.dominantColor;
-  if (!record.results.image) {
-    record.results.image = { colorSpace: result.colorSpace, hasAlpha: result.hasAlpha, width: result.width, height: result.height };
-    finishStage(record, "metadata:image", { state: "done", durationMs: elapsed, engine: "edge" });
-  }
-  for (const stage of imageStages) finishStage(record, stage, { state: "done", durationMs: elapsed, engine: "edge" });
+  applyEngineResult(record, {
+    stages,
+    output: {
+      metadata: { image: { colorSpace: result.colorSpace, hasAlpha: result.hasAlpha, width: result.width, height: result.height } },
+      thumbnail: { url: thumbnailPath(key), dimensions: `${result.thumbnail.width}x${result.thumbnail.height}` },
+      placeholder: { type: "blurhash", value: result.placeholder },
+      dominantColor: result.dominantColor,
+    },
+    engine: "edge",
+    durationMs: performance.now() - fetchedAt,
+    missingReason: "the edge image pipeline produced no result",
+  });
   record.timings.preview = Math.round(performance.now() - started);
   return "done";
 }

@@ -1,7 +1,7 @@
 import type { Config } from "../config.ts";
 import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { finishStage } from "../resource/create-record.ts";
+import { finishStage } from "../resource/stage-state.ts";
 import { fetchOembed, oembedEndpoint, oembedRequestUrl } from "./oembed-client.ts";
 
 /**

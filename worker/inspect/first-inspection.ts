@@ -1,11 +1,14 @@
 import type { Config } from "../config.ts";
-import { fetchPolicy } from "../fetch/index.ts";
-import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
-import { createRecord, finishStage } from "../resource/create-record.ts";
+import { fetchPolicy, type FetchPolicy } from "../fetch/index.ts";
+import type { ProbeResult, ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
+import type { MediaCategory } from "../../shared/schemas/stages.ts";
+import { createRecord } from "../resource/create-record.ts";
+import { finishStage } from "../resource/stage-state.ts";
 import { probeUrl } from "../probe/probe.ts";
+import type { RangeByteSource } from "../probe/byte-source.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
 import { readImageHeader } from "../enrich/image/index.ts";
-import { readEdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
+import { readEdgeMediaFacts, type EdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
 
 export interface FirstInspectionInput {
@@ -25,81 +28,140 @@ export interface FirstInspection {
   imageHead?: Uint8Array;
 }
 
+/** What the steps learn, in order; each step reads what earlier ones wrote. */
+interface Inspection {
+  input: FirstInspectionInput;
+  config: Config;
+  policy: FetchPolicy;
+  started: number;
+  now: number;
+  probedAt: number;
+  probe: ProbeResult;
+  head: Uint8Array;
+  source: RangeByteSource;
+  category: MediaCategory;
+  categorySources: string[];
+  facts?: EdgeMediaFacts;
+  discovered?: Awaited<ReturnType<typeof discoverProvider>>;
+  record?: ResourceRecord;
+}
+
+type Step = (inspection: Inspection) => Promise<void> | void;
+
+/** The direct-URL inspection, one step per line, in the order they run. */
+const steps: readonly Step[] = [
+  classifyFromBytes,
+  readContainerFacts,
+  discoverPageProvider,
+  registerStages,
+  finishCoreStages,
+  readImageHeaderFacts,
+  writeAudioFacts,
+];
+
 export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<FirstInspection> {
   const started = performance.now();
   const now = Date.now();
-  if (input.provider) {
-    // Provider pages are described by URL parsing and oEmbed; their HTML is never downloaded.
-    const record = createRecord({
-      ...input,
-      category: "embedded",
-      probe: { finalUrl: input.url, status: 200, mime: "text/html", streamable: false, bytesFetched: 0, redirects: 0, headers: {} },
-      ttlSeconds: config.RECORD_TTL_SECONDS,
-      now,
-    });
-    finishStage(record, "semantic", { state: "done", durationMs: 0, engine: "edge" });
-    finishStage(record, "mediaFormat", { state: "done", durationMs: 0, engine: "edge" });
-    record.timings = { semantic: 0, mediaFormat: 0 };
-    return { record };
-  }
-
+  if (input.provider) return { record: providerRecord(input, config, now) };
   const policy = fetchPolicy(config);
   const { probe, head, source } = await probeUrl(input.url, policy, config);
-  const probedAt = performance.now();
-  let category = categoryOf(probe.mime);
-  let facts: Awaited<ReturnType<typeof readEdgeMediaFacts>>;
-  if (category === "audio" || probe.mime === "video/mp4") {
-    facts = await readEdgeMediaFacts(source, probe.mime);
-    // An MP4 without a video track is audio (file-type names every ISO-BMFF "isom" file video/mp4).
-    if (category === "video" && facts?.hasVideo === false && facts.hasAudio) {
-      category = "audio";
-      probe.mime = "audio/mp4";
-    }
-  }
-  probe.bytesFetched = source.bytesFetched;
+  const inspection: Inspection = {
+    input, config, policy, started, now, probedAt: performance.now(), probe, head, source,
+    category: "webpage", categorySources: [],
+  };
+  for (const step of steps) await step(inspection);
+  const record = inspection.record!;
+  record.timings.total = Math.round(performance.now() - started);
+  return { record, ...(record.category === "image" ? { imageHead: head } : {}) };
+}
 
-  let discovered: Awaited<ReturnType<typeof discoverProvider>>;
-  if (probe.mime === "text/html") {
-    const page = await readPageHead(head, source, probe.finalUrl, policy);
-    if (page.title) probe.title = page.title;
-    if (page.oembedUrl) {
-      probe.oembedDiscoveryUrl = page.oembedUrl;
-      discovered = await discoverProvider(probe.finalUrl, page.oembedUrl, config);
-      if (discovered) category = "embedded";
-    }
-    probe.bytesFetched = source.bytesFetched;
-  }
-
+/** Provider pages are described by URL parsing and oEmbed; their HTML is never downloaded. */
+function providerRecord(input: FirstInspectionInput, config: Config, now: number): ResourceRecord {
   const record = createRecord({
     ...input,
-    category,
-    probe,
-    ...(discovered ? { provider: discovered.provider } : {}),
+    category: "embedded",
+    probe: { finalUrl: input.url, status: 200, mime: "text/html", streamable: false, bytesFetched: 0, redirects: 0, headers: {} },
     ttlSeconds: config.RECORD_TTL_SECONDS,
     now,
   });
-  if (discovered) {
-    record.results.oembed = discovered.oembed;
-    if (discovered.oembed.title) record.results.title = discovered.oembed.title;
-    record.results.embeddable = true;
-    finishStage(record, "oembed", { state: "done", durationMs: performance.now() - probedAt, engine: "provider" });
-  }
-  const semanticMs = performance.now() - probedAt;
-  finishStage(record, "semantic", { state: "done", durationMs: semanticMs, engine: "edge" });
-  finishStage(record, "mediaFormat", { state: "done", durationMs: probedAt - started, engine: "edge" });
-  record.timings = { mediaFormat: Math.round(probedAt - started), semantic: Math.round(semanticMs) };
+  finishStage(record, "semantic", { state: "done", durationMs: 0, engine: "edge" });
+  finishStage(record, "mediaFormat", { state: "done", durationMs: 0, engine: "edge" });
+  record.timings = { semantic: 0, mediaFormat: 0 };
+  return record;
+}
 
-  if (category === "image") {
-    const header = readImageHeader(head);
-    if (header?.colorSpace !== undefined && header.hasAlpha !== undefined) {
-      record.results.image = { colorSpace: header.colorSpace, hasAlpha: header.hasAlpha, width: header.width, height: header.height };
-      finishStage(record, "metadata:image", { state: "done", durationMs: 0, engine: "edge" });
+/** The category the sniffed MIME implies (bytes win over Content-Type). */
+function classifyFromBytes(i: Inspection): void {
+  i.category = categoryOf(i.probe.mime);
+}
+
+/** Container facts by Range reads; an MP4 without a video track is audio (file-type names every "isom" video/mp4). */
+async function readContainerFacts(i: Inspection): Promise<void> {
+  if (i.category === "audio" || i.probe.mime === "video/mp4") {
+    i.facts = await readEdgeMediaFacts(i.source, i.probe.mime);
+    if (i.category === "video" && i.facts?.hasVideo === false && i.facts.hasAudio) {
+      i.category = "audio";
+      i.probe.mime = "audio/mp4";
+      i.categorySources.push("music-metadata");
     }
   }
-  if (category === "audio" && facts?.audio) {
-    record.results.audio = facts.audio;
-    finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - probedAt, engine: "edge" });
+  i.probe.bytesFetched = i.source.bytesFetched;
+}
+
+/** An HTML page: its title, and a provider found through oEmbed discovery makes it embedded media. */
+async function discoverPageProvider(i: Inspection): Promise<void> {
+  if (i.probe.mime !== "text/html") return;
+  const page = await readPageHead(i.head, i.source, i.probe.finalUrl, i.policy);
+  if (page.title) i.probe.title = page.title;
+  if (page.oembedUrl) {
+    i.probe.oembedDiscoveryUrl = page.oembedUrl;
+    i.discovered = await discoverProvider(i.probe.finalUrl, page.oembedUrl, i.config);
+    if (i.discovered) i.category = "embedded";
   }
-  record.timings.total = Math.round(performance.now() - started);
-  return { record, ...(category === "image" ? { imageHead: head } : {}) };
+  i.probe.bytesFetched = i.source.bytesFetched;
+}
+
+/** The record, with every stage of the decided category pending. */
+function registerStages(i: Inspection): void {
+  i.record = createRecord({
+    ...i.input,
+    category: i.category,
+    categorySources: i.categorySources,
+    probe: i.probe,
+    ...(i.discovered ? { provider: i.discovered.provider } : {}),
+    ttlSeconds: i.config.RECORD_TTL_SECONDS,
+    now: i.now,
+  });
+}
+
+function finishCoreStages(i: Inspection): void {
+  const record = i.record!;
+  if (i.discovered) {
+    record.results.oembed = i.discovered.oembed;
+    if (i.discovered.oembed.title) record.results.title = i.discovered.oembed.title;
+    record.results.embeddable = true;
+    finishStage(record, "oembed", { state: "done", durationMs: performance.now() - i.probedAt, engine: "provider" });
+  }
+  const semanticMs = performance.now() - i.probedAt;
+  finishStage(record, "semantic", { state: "done", durationMs: semanticMs, engine: "edge" });
+  finishStage(record, "mediaFormat", { state: "done", durationMs: i.probedAt - i.started, engine: "edge" });
+  record.timings = { mediaFormat: Math.round(i.probedAt - i.started), semantic: Math.round(semanticMs) };
+}
+
+/** Image dimensions, alpha and colour space straight from the header bytes the probe read. */
+function readImageHeaderFacts(i: Inspection): void {
+  const record = i.record!;
+  if (record.category !== "image") return;
+  const header = readImageHeader(i.head);
+  if (header?.colorSpace !== undefined && header.hasAlpha !== undefined) {
+    record.results.image = { colorSpace: header.colorSpace, hasAlpha: header.hasAlpha, width: header.width, height: header.height };
+    finishStage(record, "metadata:image", { state: "done", durationMs: 0, engine: "edge" });
+  }
+}
+
+function writeAudioFacts(i: Inspection): void {
+  const record = i.record!;
+  if (record.category !== "audio" || !i.facts?.audio) return;
+  record.results.audio = i.facts.audio;
+  finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - i.probedAt, engine: "edge" });
 }

@@ -1,7 +1,7 @@
 import { getConfig } from "../config.ts";
 import { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { callRunner, RunnerError } from "../runner/runner-client.ts";
-import { toRunnerStages } from "../resource/stage-plan.ts";
+import { runnerStagesOf } from "../../shared/stages/index.ts";
 import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
 import type { RunnerOutcome } from "../resource/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
@@ -39,7 +39,7 @@ export async function handleEnrichBatch(batch: MessageBatch<unknown>, env: Env):
       const result = await callRunner(env, config, {
         url: job.url,
         category: job.category,
-        stages: toRunnerStages(stages),
+        stages: runnerStagesOf(stages),
         thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
       });
       const { thumbnail, ...rest } = result;

@@ -7,16 +7,16 @@ import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { firstInspection } from "../inspect/first-inspection.ts";
-import { isEdgeImage, runEdgeImageStages } from "../enrich/edge-image-stages.ts";
+import { runEdgeImageStages } from "../enrich/edge-image-stages.ts";
 import { runOembedStage } from "../enrich/oembed-stage.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import { jobView } from "../jobs/job-status.ts";
 import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
-import { finishStage, pendingStages } from "./create-record.ts";
 import { RecordStore } from "./record-store.ts";
-import { applyRunnerOutcome, noteRetry, type RunnerOutcome } from "./runner-results.ts";
-import { runnerStagesOf } from "./stage-plan.ts";
+import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
+import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
+import { failStages, isComplete, markQueued, markStarted, noteRetry, stillPending, unmarkQueued } from "./stage-state.ts";
 
 export interface InspectCall {
   key: string;
@@ -38,6 +38,10 @@ export type JobReply = { found: false } | { found: true; job: JobResource["job"]
  * answers from the record while fresh, lets concurrent callers join the probe under way (single-flight),
  * runs edge stages itself, queues heavy stages for the media runner, wakes `full` waiters when the record
  * changes, and delivers webhooks from its alarm. Errors cross the RPC boundary as values.
+ *
+ * The record lives in memory: read from SQLite once per object lifetime, written back on every change, so
+ * every caller and every stage works on the same copy. Stages are orchestrated generically through the
+ * registry (stage-plan.ts) and the state machine (stage-state.ts).
  */
 export class ResourceObject extends DurableObject<Env> {
   private readonly store: RecordStore;
@@ -47,6 +51,8 @@ export class ResourceObject extends DurableObject<Env> {
   /** An image's first bytes from the probe, kept until the edge stages have used them (at most PROBE_HEAD_BYTES). */
   private imageHead?: Uint8Array;
   private readonly waiters = new Set<() => void>();
+  /** The record as last loaded or saved; `null` when storage holds none, undefined before the first load. */
+  private memory?: ResourceRecord | null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -58,18 +64,34 @@ export class ResourceObject extends DurableObject<Env> {
     return getConfig(this.env);
   }
 
+  /** The fresh record, loaded from SQLite only the first time. */
+  private record(now = Date.now()): ResourceRecord | undefined {
+    if (this.memory === undefined) this.memory = this.store.loadRecord(now) ?? null;
+    return this.memory && this.memory.expiresAt > now ? this.memory : undefined;
+  }
+
+  private save(record: ResourceRecord): void {
+    this.memory = record;
+    this.store.saveRecord(record);
+  }
+
+  private forget(): void {
+    this.memory = null;
+    this.store.deleteRecord();
+  }
+
   async inspect(call: InspectCall): Promise<InspectReply> {
     try {
       const { record: first, responseSource } = await this.currentRecord(call);
       if (call.profile !== "fast") await this.runEdgeStages();
-      let record = this.store.loadRecord(Date.now()) ?? first;
+      let record = this.record() ?? first;
       await this.queueRunnerStages(record);
       if (call.profile === "fast" && this.edgePending(record)) await this.scheduleAlarm(Date.now());
-      if (call.profile === "full" && pendingStages(record).length > 0) {
+      if (call.profile === "full" && !isComplete(record)) {
         await this.waitForCompletion(this.config.FULL_WAIT_TIMEOUT_MS);
       }
-      record = this.store.loadRecord(Date.now()) ?? record;
-      const complete = pendingStages(record).length === 0;
+      record = this.record() ?? record;
+      const complete = isComplete(record);
       const wantsJob = call.webhookUrl !== undefined || (!complete && call.profile !== "fast" && call.profile !== "embed");
       let job: { id: string; status: "processing" | "complete" } | undefined;
       if (wantsJob) {
@@ -88,46 +110,46 @@ export class ResourceObject extends DurableObject<Env> {
     const now = Date.now();
     const row = this.jobs.get(jobId, now);
     if (!row) return { found: false };
-    const record = this.store.loadRecord(now);
+    const record = this.record(now);
     return { found: true, job: jobView(row, record), ...(record ? { record } : {}) };
   }
 
   /** Stages of `stages` still pending: the queue consumer skips a message whose work is already done. */
   async stillPending(stages: StageName[]): Promise<StageName[]> {
-    const record = this.store.loadRecord(Date.now());
-    if (!record) return [];
-    return stages.filter((s) => record.stages[s]?.state === "pending");
+    const record = this.record();
+    return record ? stillPending(record, stages) : [];
   }
 
+  /**
+   * The runner's answer for a message. A category revision can register stages that the runner has not been
+   * asked for yet (audio that turned out to be video gets previews): those are queued at once.
+   */
   async applyRunner(outcome: RunnerOutcome): Promise<void> {
-    const record = this.store.loadRecord(Date.now());
-    if (!record) return;
-    if (applyRunnerOutcome(record, outcome)) await this.recordChanged(record);
+    const record = this.record();
+    if (!record || !applyRunnerOutcome(record, outcome)) return;
+    await this.recordChanged(record);
+    await this.queueRunnerStages(record);
   }
 
   /** The consumer is about to call the runner for these stages (job status `active`). */
   async markRunnerStarted(stages: StageName[]): Promise<void> {
-    const record = this.store.loadRecord(Date.now());
+    const record = this.record();
     if (!record) return;
-    const now = Date.now();
-    for (const stage of stages) {
-      const entry = record.stages[stage];
-      if (entry?.state === "pending") record.stages[stage] = { ...entry, startedAt: now };
-    }
-    this.store.saveRecord(record);
+    markStarted(record, stages, Date.now());
+    this.save(record);
   }
 
   async noteRunnerRetry(stages: StageName[], error: string): Promise<void> {
-    const record = this.store.loadRecord(Date.now());
+    const record = this.record();
     if (!record) return;
     noteRetry(record, stages, error);
-    this.store.saveRecord(record);
+    this.save(record);
   }
 
   /** Fresh record from storage, the probe under way, or a new probe. */
   private async currentRecord(call: InspectCall): Promise<{ record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight" }> {
     const now = Date.now();
-    const stored = this.store.loadRecord(now);
+    const stored = this.record(now);
     if (stored) {
       await this.retryFailedOembed(stored, now);
       return { record: stored, responseSource: "cache" };
@@ -149,7 +171,7 @@ export class ResourceObject extends DurableObject<Env> {
       this.imageHead = imageHead;
       // Provider-native data (title, thumbnail) is wanted even by `fast`, so oEmbed runs before the first answer.
       if (record.provider) await runOembedStage(record, this.config);
-      this.store.saveRecord(record);
+      this.save(record);
       this.store.clearError();
       await this.scheduleAlarm(record.expiresAt);
       return record;
@@ -168,16 +190,16 @@ export class ResourceObject extends DurableObject<Env> {
     if (!record.provider || stage?.state !== "failed") return;
     if (now - (stage.finishedAt ?? 0) < this.config.ERROR_TTL_SECONDS * 1000) return;
     record.stages.oembed = { state: "pending", attempts: stage.attempts + 1 };
-    this.store.saveRecord(record); // concurrent callers now see it pending and do not retry too
+    this.save(record); // concurrent callers now see it pending and do not retry too
     try {
       await runOembedStage(record, this.config);
     } catch (err) {
       // 404 now: the media is gone. Forget the record so the error is answered (and cached briefly).
-      this.store.deleteRecord();
+      this.forget();
       this.rememberError(err);
       throw err;
     }
-    this.store.saveRecord(record);
+    this.save(record);
   }
 
   /** Origin errors are cached briefly (ERROR_TTL_SECONDS) so a failing origin is not hammered. */
@@ -188,7 +210,7 @@ export class ResourceObject extends DurableObject<Env> {
   }
 
   private edgePending(record: ResourceRecord): boolean {
-    return isEdgeImage(record, this.config) && pendingStages(record).some((s) => s.startsWith("preview:"));
+    return stagesForEdge(record, this.config).length > 0;
   }
 
   /** Runs the edge image stages once, however many callers ask at the same time. */
@@ -200,10 +222,12 @@ export class ResourceObject extends DurableObject<Env> {
   }
 
   private async edgeStages(): Promise<void> {
-    const record = this.store.loadRecord(Date.now());
-    if (!record || !this.edgePending(record)) return;
+    const record = this.record();
+    if (!record) return;
+    const stages = stagesForEdge(record, this.config);
+    if (stages.length === 0) return;
     try {
-      const run = await runEdgeImageStages(record, this.config, this.env.THUMBNAILS, this.imageHead);
+      const run = await runEdgeImageStages(record, stages, this.config, this.env.THUMBNAILS, this.imageHead);
       this.imageHead = undefined;
       await this.recordChanged(record);
       // Refused at decode time (format or size found only then): the runner takes over.
@@ -211,16 +235,14 @@ export class ResourceObject extends DurableObject<Env> {
     } catch (err) {
       if (err instanceof ApiError && (err.status === 413 || err.status === 404)) {
         // The file turned out to be over the cap (or gone) although its headers said otherwise.
-        this.store.deleteRecord();
+        this.forget();
         this.rememberError(err);
         throw err;
       }
       // The download failed (5xx, reset, timeout) after a good probe: the previews end as failed, never pending.
       const reason = err instanceof ApiError ? `${err.code}: ${err.publicMessage}` : "edge image stages failed";
       if (!(err instanceof ApiError)) console.error("edge image stages failed", err);
-      for (const stage of pendingStages(record)) {
-        if (stage.startsWith("preview:") || stage === "metadata:image") finishStage(record, stage, { state: "failed", error: reason, engine: "edge" });
-      }
+      failStages(record, stages, reason, "edge");
       await this.recordChanged(record);
     }
   }
@@ -228,7 +250,7 @@ export class ResourceObject extends DurableObject<Env> {
   /** Sends the stages only the media runner can do to the queue, once (re-sent only if stale). */
   private async queueRunnerStages(record: ResourceRecord): Promise<void> {
     const now = Date.now();
-    const stages = runnerStagesOf(record, this.config, now);
+    const stages = stagesForRunner(record, this.config, now);
     if (stages.length === 0 || record.category === "embedded" || record.category === "webpage") return;
     const message: EnrichMessage = {
       version: 1,
@@ -239,18 +261,15 @@ export class ResourceObject extends DurableObject<Env> {
       stages,
     };
     // Mark the stages queued before the first await, so a concurrent caller sees them taken and sends nothing.
-    for (const stage of stages) record.stages[stage] = { ...record.stages[stage]!, queuedAt: now, engine: "runner" };
-    this.store.saveRecord(record);
+    markQueued(record, stages, now, "runner");
+    this.save(record);
     try {
       await this.env.ENRICH_QUEUE.send(message);
     } catch (err) {
-      const current = this.store.loadRecord(Date.now());
+      const current = this.record();
       if (current) {
-        for (const stage of stages) {
-          const entry = current.stages[stage];
-          if (entry?.state === "pending" && entry.queuedAt === now) current.stages[stage] = { ...entry, queuedAt: undefined };
-        }
-        this.store.saveRecord(current);
+        unmarkQueued(current, stages, now);
+        this.save(current);
       }
       throw err;
     }
@@ -258,9 +277,9 @@ export class ResourceObject extends DurableObject<Env> {
 
   /** Persists a changed record, wakes `full` waiters and, once complete, completes jobs and queues webhooks. */
   private async recordChanged(record: ResourceRecord): Promise<void> {
-    const complete = pendingStages(record).length === 0;
+    const complete = isComplete(record);
     if (complete) record.timings.total = Math.max(record.timings.total ?? 0, Date.now() - record.createdAt);
-    this.store.saveRecord(record);
+    this.save(record);
     if (complete) await this.completeJobs();
     for (const wake of [...this.waiters]) wake();
   }
@@ -276,8 +295,8 @@ export class ResourceObject extends DurableObject<Env> {
   private waitForCompletion(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
       const check = () => {
-        const record = this.store.loadRecord(Date.now());
-        if (!record || pendingStages(record).length === 0) finish();
+        const record = this.record();
+        if (!record || isComplete(record)) finish();
       };
       const finish = () => {
         clearTimeout(timer);
@@ -293,9 +312,10 @@ export class ResourceObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const now = Date.now();
     await this.runEdgeStages().catch(() => {});
-    await deliverDueWebhooks(this.jobs, this.store.loadRecord(now), this.config, now);
+    await deliverDueWebhooks(this.jobs, this.record(now), this.config, now);
     // Expired rows go; the record and jobs each keep their own TTL.
     this.store.deleteExpired(now);
+    if (this.memory && this.memory.expiresAt <= now) this.memory = null;
     this.jobs.deleteExpired(now);
     const next = [this.store.nextExpiry(), this.jobs.nextExpiry(), this.jobs.nextDeliveryAt()].filter((t): t is number => t !== undefined);
     if (next.length > 0) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, Math.min(...next)));

@@ -1,68 +1,50 @@
-import type { RunnerResponse } from "../../shared/schemas/runner.ts";
+import type { RunnerResponse, RunnerStage } from "../../shared/schemas/runner.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import { finishStage } from "./create-record.ts";
+import { runnerStagesOf, stageDefinition, type EngineOutput } from "../../shared/stages/index.ts";
+import { applyEngineResult, failStages, pendingForRunnerStages, reviseCategory } from "./stage-state.ts";
 
+/** What the queue consumer hands the object: the runner's answer (thumbnail already in R2), or why there is none. */
 export interface RunnerOutcome {
   stages: StageName[];
-  result?: Omit<RunnerResponse, "thumbnail"> & { thumbnail?: { url: string; dimensions: string } };
+  result?: Omit<RunnerResponse, "thumbnail"> & Pick<EngineOutput, "thumbnail">;
   error?: string;
 }
 
 /**
- * Writes a runner result (or a permanent failure) into the record. Only stages still pending change, so a
- * message processed twice changes nothing. A stage the runner returned nothing for ends as failed.
+ * Writes a runner result (or a permanent failure) into the record. When the runner's streams show another
+ * category, the record is revised first, so stages that no longer apply are dropped and the new plan's
+ * stages take the result. Each stage is then written on its own: a failed frame never fails the metadata.
+ * Only pending stages change, so a message processed twice changes nothing.
  */
 export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcome): boolean {
-  let changed = false;
   const r = outcome.result;
-  const durationMs = r?.timings.total;
-  for (const stage of outcome.stages) {
-    if (record.stages[stage]?.state !== "pending") continue;
-    let produced = false;
-    if (r) {
-      switch (stage) {
-        case "metadata:video":
-          if (r.metadata?.video) (record.results.video = r.metadata.video), (produced = true);
-          break;
-        case "metadata:audio":
-          if (r.metadata?.audio) (record.results.audio = r.metadata.audio), (produced = true);
-          break;
-        case "metadata:image":
-          if (r.metadata?.image) (record.results.image = r.metadata.image), (produced = true);
-          break;
-        case "preview:thumbnail":
-          if (r.thumbnail) (record.results.thumbnail = r.thumbnail), (produced = true);
-          break;
-        case "preview:blurhash":
-          if (r.placeholder) (record.results.placeholder = r.placeholder), (produced = true);
-          break;
-        case "preview:palette":
-          if (r.dominantColor) (record.results.dominantColor = r.dominantColor), (produced = true);
-          break;
-      }
-    }
-    changed =
-      finishStage(record, stage, produced
-        ? { state: "done", engine: "runner", ...(durationMs !== undefined ? { durationMs } : {}) }
-        : { state: "failed", engine: "runner", error: outcome.error ?? "the media runner produced no result" }) || changed;
+  if (!r) return failStages(record, outcome.stages, outcome.error ?? "the media runner failed", "runner");
+  const requested = runnerStagesOf(outcome.stages);
+  let changed = false;
+  if (r.detected && r.detected.category !== record.category) {
+    changed = reviseCategory(record, r.detected.category, { source: r.detected.source });
   }
-  if (r?.timings && changed) {
+  const targets = pendingForRunnerStages(record, requested);
+  const failures: Partial<Record<StageName, string>> = {};
+  for (const stage of targets) {
+    const reported = r.stages?.[stageDefinition(stage).runnerStage as RunnerStage];
+    if (reported && reported.status !== "done") failures[stage] = reported.reason ?? `the media runner ${reported.status} it`;
+  }
+  const { metadata, thumbnail, placeholder, dominantColor } = r;
+  changed = applyEngineResult(record, {
+    stages: targets,
+    output: { ...(metadata ? { metadata } : {}), ...(thumbnail ? { thumbnail } : {}), ...(placeholder ? { placeholder } : {}), ...(dominantColor ? { dominantColor } : {}) },
+    engine: "runner",
+    ...(r.timings.total !== undefined ? { durationMs: r.timings.total } : {}),
+    failures,
+    missingReason: "the media runner produced no result",
+  }) || changed;
+  if (changed) {
     for (const [k, v] of Object.entries(r.timings)) record.timings[`runner.${k}`] = v;
     if (r.timings.thumbnail !== undefined || r.timings.frame !== undefined) {
       record.timings.preview = (r.timings.frame ?? 0) + (r.timings.thumbnail ?? 0) + (r.timings.placeholder ?? 0) + (r.timings.palette ?? 0);
     }
   }
   return changed;
-}
-
-/** Records a transient failure on the stages (shown as job status `delayed`). */
-export function noteRetry(record: ResourceRecord, stages: StageName[], error: string): void {
-  for (const stage of stages) {
-    const entry = record.stages[stage];
-    if (entry?.state === "pending") {
-      const { startedAt: _running, ...rest } = entry;
-      record.stages[stage] = { ...rest, attempts: entry.attempts + 1, error };
-    }
-  }
 }

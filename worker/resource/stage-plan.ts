@@ -1,31 +1,26 @@
 import type { Config } from "../config.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import type { RunnerStage } from "../../shared/schemas/runner.ts";
+import { runsOn } from "../../shared/stages/index.ts";
 import { isEdgeImage } from "../enrich/edge-image-stages.ts";
-import { pendingStages } from "./create-record.ts";
+import { pendingStages } from "./stage-state.ts";
 
-/** Which engine finishes each pending stage: the edge (photon, in the object) or the media runner (via the queue). */
-export function runnerStagesOf(record: ResourceRecord, config: Config, now: number): StageName[] {
-  if (record.category === "embedded" || record.category === "webpage") return [];
-  if (record.category === "image" && isEdgeImage(record, config) && !record.results.edgeRefused) return [];
+/**
+ * Which engine finishes each pending stage, from the registry: stages that run on the edge go to the edge
+ * image pipeline when the Worker can decode this image; stages that run on the runner go to the queue.
+ * Inline stages are finished by the first inspection and are never planned here.
+ */
+export function stagesForEdge(record: ResourceRecord, config: Config): StageName[] {
+  if (!isEdgeImage(record, config)) return [];
+  return pendingStages(record).filter((stage) => runsOn(stage, "edge"));
+}
+
+export function stagesForRunner(record: ResourceRecord, config: Config, now: number): StageName[] {
+  const edge = stagesForEdge(record, config);
   return pendingStages(record).filter((stage) => {
-    if (stage === "semantic" || stage === "mediaFormat" || stage === "oembed") return false;
+    if (!runsOn(stage, "runner") || edge.includes(stage)) return false;
     const queuedAt = record.stages[stage]?.queuedAt;
     // Queued already and not stale: the message is in flight (or retrying); don't send a duplicate.
     return queuedAt === undefined || now - queuedAt > config.STAGE_REQUEUE_AFTER_MS;
   });
-}
-
-const runnerStageOf: Record<string, RunnerStage> = {
-  "metadata:image": "metadata",
-  "metadata:video": "metadata",
-  "metadata:audio": "metadata",
-  "preview:thumbnail": "thumbnail",
-  "preview:blurhash": "placeholder",
-  "preview:palette": "palette",
-};
-
-export function toRunnerStages(stages: StageName[]): RunnerStage[] {
-  return [...new Set(stages.map((s) => runnerStageOf[s]).filter((s): s is RunnerStage => s !== undefined))];
 }

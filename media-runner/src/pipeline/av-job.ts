@@ -1,5 +1,9 @@
-/** Video and audio: ffprobe for metadata, one ffmpeg frame for the previews, both through the Range proxy. */
-import type { RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
+/**
+ * Video and audio: ffprobe for metadata, one ffmpeg frame for the previews, both through the Range proxy.
+ * Metadata and previews end independently: a file whose frame cannot be decoded still reports what ffprobe
+ * read. The streams decide what the file is (`detected`), whatever category the request assumed.
+ */
+import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
 import { RunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { extractFrame, representativeTime } from "../media/frame.ts";
@@ -7,7 +11,7 @@ import { probe, type FfprobeOutput } from "../media/ffprobe.ts";
 import { audioStream, durationSeconds, toAudioMetadata, toVideoMetadata, videoStream } from "../media/metadata.ts";
 import { decodeToRaster, isMostlyBlack, type Raster } from "../media/previews.ts";
 import { engineStep, type JobContext, type Timings } from "./context.ts";
-import { renderPreviews, wantsPreview } from "./preview-stages.ts";
+import { previewsEndedAs, renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 
 export async function runAvJob(
   request: RunnerRequest,
@@ -19,24 +23,38 @@ export async function runAvJob(
   try {
     const input = registration.url;
     const { config, binaries, signal } = ctx;
+    // Nothing is readable when ffprobe is not: that fails the whole job (422 CORRUPT_MEDIA).
     const probed: FfprobeOutput = await timings.time("metadata", () =>
       engineStep(source, () =>
         probe(input, { ffprobe: binaries.ffprobe, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, signal })));
-    const response: Omit<RunnerResponse, "timings"> = {};
-    if (request.category === "audio") {
-      const stream = audioStream(probed);
-      if (!stream) throw new RunnerError("UNSUPPORTED_MEDIA", "the file has no audio stream");
-      // Audio has no visual enrichments (SPEC 2.6): visual stages are ignored.
-      if (request.stages.includes("metadata")) response.metadata = { audio: toAudioMetadata(probed, stream) };
-      return response;
+    const video = videoStream(probed);
+    const audio = audioStream(probed);
+    if (!video && !audio) throw new RunnerError("UNSUPPORTED_MEDIA", "the file has no audio or video stream");
+    // A picture stream that is not cover art makes a video; otherwise the sound makes audio.
+    const detected: RunnerCategory = video ? "video" : "audio";
+    const response: Omit<RunnerResponse, "timings"> = { detected: { category: detected, source: "ffprobe" } };
+    const stages: StageOutcomes = {};
+    if (request.stages.includes("metadata")) {
+      response.metadata = {
+        ...(video ? { video: toVideoMetadata(probed, video) } : {}),
+        // Audio facts for audio files, and for a video asked for as audio (the caller's category, answered).
+        ...(audio && (!video || request.category === "audio") ? { audio: toAudioMetadata(probed, audio) } : {}),
+      };
+      stages.metadata = { status: "done" };
     }
-    const stream = videoStream(probed);
-    if (!stream) throw new RunnerError("UNSUPPORTED_MEDIA", "the file has no video stream");
-    if (request.stages.includes("metadata")) response.metadata = { video: toVideoMetadata(probed, stream) };
-    if (!wantsPreview(request)) return response;
-    const raster = await timings.time("frame", () =>
-      engineStep(source, () => representativeRaster(input, durationSeconds(probed, stream), request.thumbnailMaxPx, ctx)));
-    return { ...response, ...(await renderPreviews(request, raster, timings)) };
+    if (!wantsPreview(request)) return { ...response, stages };
+    // Audio has no visual enrichments (SPEC 2.6), nor does a request that assumed audio.
+    if (!video || request.category === "audio") {
+      return { ...response, stages: { ...stages, ...previewsEndedAs(request, { status: "skipped", reason: "the file has no picture stream to preview" }) } };
+    }
+    const rendered = await renderPreviews(
+      request,
+      () => timings.time("frame", () => engineStep(source, () => representativeRaster(input, durationSeconds(probed, video), request.thumbnailMaxPx, ctx))),
+      timings,
+      // The origin failing or the job's time running out say nothing about this file: the whole job fails.
+      (error) => source.failure !== undefined || signal.aborted || (error instanceof RunnerError && error.code === "PROCESSING_TIMEOUT"),
+    );
+    return { ...response, ...rendered.previews, stages: { ...stages, ...rendered.stages } };
   } finally {
     registration.release();
   }

@@ -15,7 +15,7 @@ import { RunnerError, isRunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { decodeToRaster } from "../media/previews.ts";
 import type { JobContext, Timings } from "./context.ts";
-import { renderPreviews, wantsPreview } from "./preview-stages.ts";
+import { renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 
 /** Bytes of the file start given to the header check; image headers (IHDR, SOF, VP8X) sit well inside. */
 const headerProbeBytes = 64 * 1024;
@@ -72,10 +72,16 @@ export async function runImageJob(
         },
       };
     }
-    if (!wantsPreview(request)) return response;
-    const raster = await timings.time("decode", () =>
-      decodeToRaster(file, request.thumbnailMaxPx, maxPixels).catch((e) => { throw sharpError(e); }));
-    return { ...response, ...(await renderPreviews(request, raster, timings)) };
+    const stages: StageOutcomes = request.stages.includes("metadata") ? { metadata: { status: "done" } } : {};
+    if (!wantsPreview(request)) return { ...response, stages };
+    // A header that reads but pixels that do not decode: the metadata stands, the previews fail with a reason.
+    const rendered = await renderPreviews(
+      request,
+      () => timings.time("decode", () => decodeToRaster(file, request.thumbnailMaxPx, maxPixels).catch((e) => { throw sharpError(e); })),
+      timings,
+      (error) => source.failure !== undefined || ctx.signal.aborted || (isRunnerError(error) && error.code === "PROCESSING_TIMEOUT"),
+    );
+    return { ...response, ...rendered.previews, stages: { ...stages, ...rendered.stages } };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ import { createDeflate } from "node:zlib";
 
 const run = promisify(execFile);
 export const fixturesDir = new URL("../../.fixtures/runner/", import.meta.url).pathname;
-const recipeVersion = "5";
+const recipeVersion = "6";
 const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
 
 const base = ["-hide_banner", "-loglevel", "error", "-y"];
@@ -91,6 +91,17 @@ function noise(bytes: number): Buffer {
   return out;
 }
 
+/** Offset of the first top-level ISO-BMFF box of this type (32-bit sizes: the fixtures are small). */
+function topLevelBoxOffset(file: Buffer, type: string): number {
+  for (let offset = 0; offset + 8 <= file.length; ) {
+    const size = file.readUInt32BE(offset);
+    if (file.toString("latin1", offset + 4, offset + 8) === type) return offset;
+    if (size < 8) break;
+    offset += size;
+  }
+  throw new Error(`no ${type} box`);
+}
+
 export async function generateFixtures(dir = fixturesDir): Promise<string> {
   const stamp = join(dir, "recipe-version");
   if (existsSync(stamp) && (await readFile(stamp, "utf8")) === recipeVersion) return dir;
@@ -103,6 +114,12 @@ export async function generateFixtures(dir = fixturesDir): Promise<string> {
   }
   const moovEnd = await readFile(join(dir, "h264-aac-moov-end.mp4"));
   await writeFile(join(dir, "truncated.mp4"), moovEnd.subarray(0, Math.floor(moovEnd.length * 0.6)));
+  // Cut at 30 %: with `moov` at the end nothing is readable; with `moov` first ffprobe still reads it all.
+  await writeFile(join(dir, "truncated-30-moov-end.mp4"), moovEnd.subarray(0, Math.floor(moovEnd.length * 0.3)));
+  const faststart = await readFile(join(dir, "h264-aac-faststart.mp4"));
+  await writeFile(join(dir, "truncated-30-faststart.mp4"), faststart.subarray(0, Math.floor(faststart.length * 0.3)));
+  // `moov` and the first bytes of `mdat`: every fact is declared, no frame can be decoded.
+  await writeFile(join(dir, "header-only.mp4"), faststart.subarray(0, topLevelBoxOffset(faststart, "mdat") + 64));
   await writeFile(join(dir, "corrupt.mp4"), noise(200_000));
   await writeFile(join(dir, "bomb.png"), await decompressionBombPng(60_000, 60_000));
   await writeFile(stamp, recipeVersion);

@@ -1,0 +1,54 @@
+/**
+ * What a stage is, declared once (DESIGN: "a stage is one declaration"). A declaration is pure data plus
+ * one pure function: which categories register it, which engines may run it, the media-runner stage it maps
+ * to, how an engine's output becomes record results, and which response fields it fills.
+ */
+import type { RunnerMetadata, RunnerStage } from "../schemas/runner.ts";
+import type { Placeholder, Thumbnail } from "../schemas/data.ts";
+import type { StageResults } from "../schemas/record.ts";
+import type { MediaCategory } from "../schemas/stages.ts";
+import type { z } from "zod";
+
+/**
+ * Where a stage's work runs. `inline`: during the first inspection, before the first answer (probe,
+ * headers, provider oEmbed). `edge`: in the Durable Object after the first answer (photon). `runner`: the
+ * media runner, through the queue.
+ */
+export type StageEngine = "inline" | "edge" | "runner";
+
+/**
+ * `core` stages finish with the probe; `metadata` stages describe the media; `preview` stages generate
+ * pictures (hidden by `profile=fast`); `provider` stages ask a provider.
+ */
+export type StageGroup = "core" | "metadata" | "preview" | "provider";
+
+/**
+ * What any engine (edge image pipeline, media runner) produced, in one shape, so a stage's `write` reads
+ * the same bag whichever engine ran it. The thumbnail is already stored (R2 path), not bytes.
+ */
+export interface EngineOutput {
+  metadata?: RunnerMetadata;
+  thumbnail?: z.infer<typeof Thumbnail>;
+  placeholder?: z.infer<typeof Placeholder>;
+  dominantColor?: string;
+}
+
+export interface StageDefinition<N extends string = string> {
+  name: N;
+  /** Categories whose records register this stage (SPEC 3: what "complete" means for a resource). */
+  categories: readonly MediaCategory[];
+  /** Engines that may finish it, in order of preference. */
+  engines: readonly StageEngine[];
+  group: StageGroup;
+  /** The media-runner stage that does this work (several Worker stages may share one). */
+  runnerStage?: RunnerStage;
+  /** Record results from an engine's output; undefined when the output holds nothing for this stage. */
+  write?: (output: EngineOutput) => Partial<StageResults> | undefined;
+  /** Response paths (under `data`) this stage fills: `null` there means the stage is still pending. */
+  fills: readonly string[];
+}
+
+/** Keeps the literal name, so the registry yields the StageName union. */
+export function defineStage<const N extends string>(definition: StageDefinition<N>): StageDefinition<N> {
+  return definition;
+}

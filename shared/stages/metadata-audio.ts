@@ -1,0 +1,12 @@
+import { defineStage } from "./definition.ts";
+
+/** Duration, bitrate, sample rate, channels, codec: container headers at probe time, else the runner's ffprobe. */
+export const metadataAudio = defineStage({
+  name: "metadata:audio",
+  categories: ["audio"],
+  engines: ["inline", "runner"],
+  group: "metadata",
+  runnerStage: "metadata",
+  write: (output) => (output.metadata?.audio ? { audio: output.metadata.audio } : undefined),
+  fills: ["metadata.audio"],
+});

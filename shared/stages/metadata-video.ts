@@ -1,0 +1,12 @@
+import { defineStage } from "./definition.ts";
+
+/** Duration, fps, bitrate, dimensions, codec: container headers at probe time, else the runner's ffprobe. */
+export const metadataVideo = defineStage({
+  name: "metadata:video",
+  categories: ["video"],
+  engines: ["inline", "runner"],
+  group: "metadata",
+  runnerStage: "metadata",
+  write: (output) => (output.metadata?.video ? { video: output.metadata.video } : undefined),
+  fills: ["metadata.video"],
+});

@@ -1,0 +1,12 @@
+import { defineStage } from "./definition.ts";
+
+/** A WebP thumbnail stored in R2 (a video's representative frame, or the image itself). */
+export const previewThumbnail = defineStage({
+  name: "preview:thumbnail",
+  categories: ["image", "video"],
+  engines: ["edge", "runner"],
+  group: "preview",
+  runnerStage: "thumbnail",
+  write: (output) => (output.thumbnail ? { thumbnail: output.thumbnail } : undefined),
+  fills: ["preview.thumbnail"],
+});

@@ -1,0 +1,62 @@
+/**
+ * The stage registry: every enrichment stage, in the order they are reported. Adding a stage is one file
+ * beside this one plus one line here; the Worker's state machine, queueing and runner mapping, and the
+ * projection's processing state read from this list alone.
+ */
+import type { RunnerStage } from "../schemas/runner.ts";
+import type { MediaCategory } from "../schemas/stages.ts";
+import type { StageDefinition, StageEngine, StageGroup } from "./definition.ts";
+import { mediaFormat } from "./media-format.ts";
+import { metadataAudio } from "./metadata-audio.ts";
+import { metadataImage } from "./metadata-image.ts";
+import { metadataVideo } from "./metadata-video.ts";
+import { oembed } from "./oembed.ts";
+import { previewBlurhash } from "./preview-blurhash.ts";
+import { previewPalette } from "./preview-palette.ts";
+import { previewThumbnail } from "./preview-thumbnail.ts";
+import { semantic } from "./semantic.ts";
+
+export const stageRegistry = [
+  semantic,
+  mediaFormat,
+  oembed,
+  metadataImage,
+  metadataVideo,
+  metadataAudio,
+  previewThumbnail,
+  previewBlurhash,
+  previewPalette,
+] as const;
+
+export type RegisteredStageName = (typeof stageRegistry)[number]["name"];
+
+export const stageNames = stageRegistry.map((s) => s.name) as unknown as readonly [RegisteredStageName, ...RegisteredStageName[]];
+
+const byName = new Map<string, StageDefinition<RegisteredStageName>>(stageRegistry.map((s) => [s.name, s]));
+
+export function stageDefinition(name: RegisteredStageName): StageDefinition<RegisteredStageName> {
+  return byName.get(name)!;
+}
+
+/** Stages registered for a category, in registry order. */
+export function stagesFor(category: MediaCategory): RegisteredStageName[] {
+  return stageRegistry.filter((s) => (s.categories as readonly MediaCategory[]).includes(category)).map((s) => s.name);
+}
+
+export function stagesInGroup(group: StageGroup, among: readonly RegisteredStageName[] = stageNames): RegisteredStageName[] {
+  return among.filter((name) => stageDefinition(name).group === group);
+}
+
+export function runsOn(name: RegisteredStageName, engine: StageEngine): boolean {
+  return stageDefinition(name).engines.includes(engine);
+}
+
+/** The media-runner stages that do the work of these Worker stages (deduplicated, registry order). */
+export function runnerStagesOf(stages: readonly RegisteredStageName[]): RunnerStage[] {
+  const out: RunnerStage[] = [];
+  for (const name of stages) {
+    const runnerStage = stageDefinition(name).runnerStage;
+    if (runnerStage && !out.includes(runnerStage)) out.push(runnerStage);
+  }
+  return out;
+}
