@@ -46,9 +46,12 @@ function buildPlayback(record: ResourceRecord, title: string | undefined): Inspe
     strategy,
     component: component as "video" | "audio" | "img" | "iframe" | "a",
     ...(record.provider ? { embedUrl: record.provider.embedUrl } : {}),
-    streamable: record.provider ? false : record.probe.streamable,
+    // An adaptive stream is delivered in segments, whatever the manifest's own server does with ranges.
+    streamable: record.provider ? false : record.results.streaming ? true : record.probe.streamable,
     downloadable: !record.provider && direct,
     html: toHtml(element, element.tag === "a" ? (title ?? record.probe.finalUrl) : ""),
+    // HLS and DASH play natively only in Safari; elsewhere a Media Source Extensions player (hls.js, dash.js).
+    ...(record.results.streaming ? { requiresMse: true } : {}),
   };
 }
 
@@ -68,6 +71,7 @@ function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
     image: staged(record, "metadata:image", record.results.image),
     video: staged(record, "metadata:video", record.results.video),
     audio: staged(record, "metadata:audio", record.results.audio),
+    ...(record.results.streaming ? { streaming: record.results.streaming } : {}),
   };
 }
 

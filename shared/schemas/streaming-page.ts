@@ -45,6 +45,20 @@ export const Streaming = z
   .meta({ description: "Adaptive streaming facts read from the manifest (HLS or DASH)" });
 export type Streaming = z.infer<typeof Streaming>;
 
+/**
+ * What the runner reads for a stream's previews (record-internal, planned by the Worker from the manifest): one
+ * early segment of the lowest-bandwidth video variant. HLS names its media playlist (keys and init sections come
+ * with it); DASH names the init and media segment URLs.
+ */
+export const StreamPreviewPlan = z.object({
+  protocol: z.enum(["hls", "dash"]),
+  playlistUrl: z.string().optional(),
+  segmentUrl: z.string(),
+  initUrl: z.string().optional(),
+  encryption: z.string().optional(),
+});
+export type StreamPreviewPlan = z.infer<typeof StreamPreviewPlan>;
+
 /** `playback.requiresMse`: browsers other than Safari need Media Source Extensions (hls.js, dash.js) to play it. */
 export const RequiresMse = z.boolean().meta({ description: "True for HLS and DASH: a player library built on Media Source Extensions is needed outside Safari" });
 

@@ -2,7 +2,7 @@
  * HLS through the runner's proxy: ffmpeg opens nested playlists, keys and segments only as rewritten proxy
  * URLs, each fetched with the SSRF checks; its protocol whitelist refuses file:, data: and concat:.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RemoteSource, defaultSourceLimits } from "../../media-runner/src/fetch/remote-source.ts";
@@ -31,19 +31,11 @@ const maxPixels = 40_000_000;
 
 beforeAll(async () => {
   await generateStreamFixtures(dir);
-  await mkdir(hostile, { recursive: true });
   trap = await startConnectionTrap("127.0.0.1");
   origin = await startLoopbackOrigin([dir]);
-  const hostilePlaylists: Record<string, string> = {
-    "file-segment.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n",
-    "concat-segment.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nconcat:/etc/passwd|/etc/hosts\n#EXT-X-ENDLIST\n",
-    "data-key.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128,URI=\"data:text/plain;base64,AAAAAAAAAAAAAAAAAAAAAA==\"\n#EXTINF:2,\n../hls/v1/seg0.ts\n#EXT-X-ENDLIST\n",
-    "private-segment.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nhttp://10.0.0.5/seg0.ts\n#EXT-X-ENDLIST\n",
-    "trap-segment.m3u8": `#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nhttp://127.0.0.1:${trap.port}/seg0.ts\n#EXT-X-ENDLIST\n`,
-    "loop-a.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000,RESOLUTION=64x64\nloop-b.m3u8\n",
-    "loop-b.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000,RESOLUTION=64x64\nloop-a.m3u8\n",
-  };
-  for (const [name, text] of Object.entries(hostilePlaylists)) await writeFile(join(hostile, name), text);
+  // The stream fixtures hold the static hostile playlists; this one needs the trap's port.
+  const trapPlaylist = `#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nhttp://127.0.0.1:${trap.port}/seg0.ts\n#EXT-X-ENDLIST\n`;
+  await writeFile(join(hostile, "trap-segment.m3u8"), trapPlaylist);
   allowlist = testConfig({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` }).allowlist;
   const dispatcher = createSsrfAgent({ allowlist, resolve: systemResolver, connectTimeoutMs: 5_000 });
   upstream = { dispatcher, allowlist, maxRedirects: 3, fetchTimeoutMs: 5_000 };

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
-const recipeVersion = "1";
+const recipeVersion = "2";
 const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
 const base = ["-hide_banner", "-loglevel", "error", "-y"];
 const seconds = 6;
@@ -36,6 +36,24 @@ export const streams = {
   fmp4: "fmp4/index.m3u8",
   audioOnly: "audio/master.m3u8",
 } as const;
+
+/** Hostile manifests (text), in hostile/. `private.test` resolves to 10.0.0.5 in the worker tests' DoH. */
+export const hostileStreams: Record<string, string> = {
+  "file-segment.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n",
+  "concat-segment.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nconcat:/etc/passwd|/etc/hosts\n#EXT-X-ENDLIST\n",
+  "data-key.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128,URI=\"data:text/plain;base64,AAAAAAAAAAAAAAAAAAAAAA==\"\n#EXTINF:2,\n../hls/v1/seg0.ts\n#EXT-X-ENDLIST\n",
+  "private-segment.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nhttp://10.0.0.5/seg0.ts\n#EXT-X-ENDLIST\n",
+  "private-variant.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000,RESOLUTION=64x64\nhttp://private.test/v.m3u8\n",
+  "loop-a.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000,RESOLUTION=64x64\nloop-b.m3u8\n",
+  "loop-b.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000,RESOLUTION=64x64\nloop-a.m3u8\n",
+  "self-loop.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000,RESOLUTION=64x64\nself-loop.m3u8\n",
+  "malformed.m3u8": `#EXTM3U\n#EXT-X-STREAM-INF:${"a".repeat(6000)}\nv.m3u8\n`,
+  // 100,000 one-second segments in 1.3 MB: under the byte cap, over the segment cap.
+  "many-segments.m3u8": ["#EXTM3U", "#EXT-X-TARGETDURATION:1", ...Array.from({ length: 100_000 }, () => "#EXTINF:1,\na"), "#EXT-X-ENDLIST", ""].join("\n"),
+  // Over the byte cap (2 MiB).
+  "huge.m3u8": "#EXTM3U\n" + "#EXT-X-COMMENT\n".repeat(160_000),
+  "bomb.mpd": `<?xml version="1.0"?><MPD type="static" mediaPresentationDuration="PT10S"><Period>${"<BaseURL>a/</BaseURL>".repeat(40)}</Period></MPD>`,
+};
 
 export async function generateStreamFixtures(dir: string): Promise<string> {
   const stamp = join(dir, "recipe-version");
@@ -65,6 +83,8 @@ export async function generateStreamFixtures(dir: string): Promise<string> {
   ];
   // Two at a time: the machines have two cores.
   for (let i = 0; i < jobs.length; i += 2) await Promise.all(jobs.slice(i, i + 2).map((args) => run(ffmpeg, [...base, ...args])));
+  await mkdir(join(dir, "hostile"), { recursive: true });
+  for (const [name, text] of Object.entries(hostileStreams)) await writeFile(join(dir, "hostile", name), text);
   await writeFile(stamp, recipeVersion);
   return dir;
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startFakeDoh } from "../support/fake-doh.ts";
 import { ensureMediaFixtures } from "../support/media-fixtures.ts";
+import { generateStreamFixtures } from "../support/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
 import { startRunnerGate } from "../support/runner-gate.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
@@ -32,7 +33,9 @@ export default async function setup(project: TestProject) {
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
   const trap = await startConnectionTrap("127.0.0.1");
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images")], "127.0.0.1", extras);
+  // HLS/DASH streams made by ffmpeg, served as /media/hls/master.m3u8 etc. (issue 13).
+  const streamsDir = await generateStreamFixtures(join(root, ".fixtures", "streams"));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), streamsDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

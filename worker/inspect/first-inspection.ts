@@ -10,6 +10,9 @@ import { categoryOf } from "../probe/sniff-mime.ts";
 import { readImageHeader } from "../enrich/image/index.ts";
 import { readEdgeMediaFacts, type EdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { ManifestError, manifestMimes, manifestText, readStream, recognizeManifest } from "../manifest/index.ts";
+import { writeStreamResults, type StreamOutcome } from "../manifest/stream-results.ts";
 
 export interface FirstInspectionInput {
   key: string;
@@ -43,6 +46,8 @@ interface Inspection {
   categorySources: string[];
   facts?: EdgeMediaFacts;
   discovered?: Awaited<ReturnType<typeof discoverProvider>>;
+  /** An HLS playlist or DASH manifest, and what reading it gave. */
+  stream?: StreamOutcome;
   record?: ResourceRecord;
 }
 
@@ -51,12 +56,14 @@ type Step = (inspection: Inspection) => Promise<void> | void;
 /** The direct-URL inspection, one step per line, in the order they run. */
 const steps: readonly Step[] = [
   classifyFromBytes,
+  readStreamManifest,
   readContainerFacts,
   discoverPageProvider,
   registerStages,
   finishCoreStages,
   readImageHeaderFacts,
   writeAudioFacts,
+  writeStreamFacts,
 ];
 
 export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<FirstInspection> {
@@ -95,9 +102,31 @@ function classifyFromBytes(i: Inspection): void {
   i.category = categoryOf(i.probe.mime);
 }
 
+/**
+ * An HLS playlist or DASH manifest (bytes, then Content-Type or extension): video (or audio when every
+ * rendition is audio), described by the manifest and at most one media playlist, never a segment.
+ */
+async function readStreamManifest(i: Inspection): Promise<void> {
+  const protocol = recognizeManifest(i.head, i.probe.declaredMime, i.probe.finalUrl);
+  if (!protocol) return;
+  i.probe.mime = manifestMimes[protocol];
+  const first = await manifestText(i.head, i.source, i.probe.streamable, i.policy);
+  try {
+    i.stream = { protocol, facts: await readStream(protocol, first, i.policy) };
+  } catch (err) {
+    // The manifest was fetched; what it names was refused or is broken: the stages fail with the reason.
+    if (err instanceof ManifestError) i.stream = { protocol, failure: err.reason };
+    else if (err instanceof ApiError) i.stream = { protocol, failure: `${err.code}: ${err.publicMessage}` };
+    else throw err;
+  }
+  i.category = i.stream.facts?.audioOnly ? "audio" : "video";
+  i.categorySources.push(protocol === "hls" ? "m3u8-parser" : "mpd-parser");
+  i.probe.bytesFetched = i.source.bytesFetched;
+}
+
 /** Container facts by Range reads; an MP4 without a video track is audio (file-type names every "isom" video/mp4). */
 async function readContainerFacts(i: Inspection): Promise<void> {
-  if (i.category === "audio" || i.probe.mime === "video/mp4") {
+  if (!i.stream && (i.category === "audio" || i.probe.mime === "video/mp4")) {
     i.facts = await readEdgeMediaFacts(i.source, i.probe.mime);
     if (i.category === "video" && i.facts?.hasVideo === false && i.facts.hasAudio) {
       i.category = "audio";
@@ -164,4 +193,8 @@ function writeAudioFacts(i: Inspection): void {
   if (record.category !== "audio" || !i.facts?.audio) return;
   record.results.audio = i.facts.audio;
   finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - i.probedAt, engine: "edge" });
+}
+
+function writeStreamFacts(i: Inspection): void {
+  if (i.stream) writeStreamResults(i.record!, i.stream, performance.now() - i.probedAt);
 }

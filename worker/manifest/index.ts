@@ -2,3 +2,4 @@ export { inspectManifest, type FetchedManifest, type ManifestFacts, type Manifes
 export { ManifestError } from "./manifest-error.ts";
 export { manifestMimes, recognizeManifest, sniffManifest, type ManifestProtocol } from "./recognize.ts";
 export * as manifestLimits from "./limits.ts";
+export { manifestText, readStream } from "./read-stream.ts";
