@@ -112,3 +112,32 @@ describe("hostile manifests end within the deadline with a 4xx or a failed stage
     expect(body.error.code).toBe("PAYLOAD_TOO_LARGE");
   });
 });
+
+// The runner does real work here (ffmpeg through its proxy): longer than the default 5 s per test.
+describe("stream previews through the runner", { timeout: 20_000 }, () => {
+  it("full: a thumbnail, placeholder and palette from the lowest variant's first segment (HLS)", async () => {
+    const { status, body } = await inspect(media("hls/master.m3u8"), "profile=full");
+    expect(status).toBe(200);
+    expect(body.processing).toMatchObject({ status: "complete", pendingStages: [] });
+    expect(body.processing.failedStages).toBeUndefined();
+    expect(body.data.preview.thumbnail.dimensions).toMatch(/^24\dx136$/);
+    expect(body.data.preview.placeholder.type).toBe("blurhash");
+    expect(body.data.preview.palette.dominant).toMatch(/^#[0-9a-f]{6}$/);
+  });
+
+  it("full: DASH previews from the init and first segment", async () => {
+    const { body } = await inspect(media("dash/manifest.mpd"), "profile=full");
+    expect(body.processing.failedStages).toBeUndefined();
+    expect(body.data.preview.thumbnail.dimensions).toMatch(/^24\dx136$/);
+  });
+
+  it("full: a playlist whose segment is a file: URI ends with failed previews and a reason, within the deadline", async () => {
+    const started = Date.now();
+    const { status, body } = await inspect(media("hostile/file-segment.m3u8"), "profile=full&debug=true");
+    expect(status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(body.processing.status).toBe("complete");
+    expect(body.processing.failedStages).toEqual(["preview:thumbnail", "preview:blurhash", "preview:palette"]);
+    expect(body.debug.stageErrors[0].reason).toMatch(/no video segment/);
+  });
+});

@@ -259,6 +259,7 @@ export class ResourceObject extends DurableObject<Env> {
       url: record.probe.finalUrl,
       category: record.category,
       stages,
+      ...(record.results.streamPreview ? { stream: record.results.streamPreview } : {}),
     };
     // Mark the stages queued before the first await, so a concurrent caller sees them taken and sends nothing.
     markQueued(record, stages, now, "runner");

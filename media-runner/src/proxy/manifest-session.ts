@@ -47,6 +47,8 @@ interface Entry {
   url: URL;
   role: UriRole;
   depth: number;
+  /** A playlist made here (DASH previews), served instead of fetching `url`. */
+  text?: string;
   /** A segment's source once opened, and its /source/ registration. */
   served?: Promise<ProxyRegistration>;
 }
@@ -72,6 +74,12 @@ export class ManifestSession {
   ) {
     this.limits = options.limits ?? defaultManifestLimits;
     this.signal = this.aborter.signal;
+  }
+
+  /** A playlist written here rather than fetched (its URIs are absolute and rewritten like any other). */
+  addSynthetic(text: string, base: URL): string {
+    const index = this.entries.push({ url: base, role: "playlist", depth: this.limits.maxDepth - 1, text }) - 1;
+    return `${this.base}/${index}/index.m3u8`;
   }
 
   /** The proxy URL standing for `url`; the first call for a URL fixes its role and depth. */
@@ -113,7 +121,7 @@ export class ManifestSession {
     if (req.method !== "GET" && req.method !== "HEAD") return void res.writeHead(405, { allow: "GET, HEAD" }).end();
     try {
       if (entry.role === "playlist") {
-        const text = await this.fetchText(entry.url, this.limits.maxManifestBytes);
+        const text = entry.text !== undefined ? { text: entry.text, finalUrl: entry.url } : await this.fetchText(entry.url, this.limits.maxManifestBytes);
         if (!text.text.replace(/^\uFEFF/, "").trimStart().startsWith("#EXTM3U")) {
           throw this.fail(new RunnerError("CORRUPT_MEDIA", "a nested playlist is not an HLS playlist"));
         }
@@ -186,12 +194,15 @@ export class ManifestSessions {
     proxy.addRoute((req, res) => this.route(req, res));
   }
 
-  /** Opens a session for the playlist at `url`; ffmpeg reads the returned URL. Call release() when done. */
-  open(url: URL, options: ManifestSessionOptions): { url: string; session: ManifestSession; release(): void } {
+  /**
+   * Opens a session for the playlist at `url` (or for a playlist written here, `{ text, base }`); ffmpeg reads
+   * the returned URL. Call release() when done.
+   */
+  open(playlist: URL | { text: string; base: URL }, options: ManifestSessionOptions): { url: string; session: ManifestSession; release(): void } {
     const id = randomBytes(18).toString("base64url");
     const session = new ManifestSession(`${this.proxy.baseUrl}/m/${id}`, this.proxy, options);
     this.sessions.set(id, session);
-    const entry = session.add(url, "playlist", 0);
+    const entry = playlist instanceof URL ? session.add(playlist, "playlist", 0) : session.addSynthetic(playlist.text, playlist.base);
     return {
       url: entry,
       session,
@@ -213,4 +224,16 @@ export class ManifestSessions {
     await session.serve(Number(match[2]), req, res);
     return true;
   }
+}
+
+const mounted = new WeakMap<RangeProxy, ManifestSessions>();
+
+/** The sessions mounted on a proxy (one set per proxy, mounted on first use). */
+export function manifestSessionsOf(proxy: RangeProxy): ManifestSessions {
+  let sessions = mounted.get(proxy);
+  if (!sessions) {
+    sessions = new ManifestSessions(proxy);
+    mounted.set(proxy, sessions);
+  }
+  return sessions;
 }
