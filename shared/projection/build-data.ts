@@ -23,7 +23,7 @@ export function buildFullData(record: ResourceRecord): InspectData {
       kind: record.provider ? "embed-media" : record.category === "webpage" ? "webpage" : "direct-media",
       semanticType: record.provider?.semanticType ?? (record.category === "webpage" || record.category === "embedded" ? undefined : record.category),
       ...(title ? { title } : {}),
-      ...(record.categorySources?.length ? { enrichmentSources: [...record.categorySources] } : {}),
+      ...(isDirectMedia(record) && record.probe.evidence ? { enrichmentSources: record.probe.evidence } : {}),
     },
     ...(record.provider
       ? { provider: { name: record.provider.name, confidence: record.provider.confidence, detectionMethod: record.provider.detectionMethod } }
@@ -35,6 +35,10 @@ export function buildFullData(record: ResourceRecord): InspectData {
     diagnostics: { timings: buildTimings(record), ...withStageErrors(record) },
     network: { headers: withoutCookies(record.probe.headers) },
   };
+}
+
+function isDirectMedia(record: ResourceRecord): boolean {
+  return !record.provider && (record.category === "image" || record.category === "video" || record.category === "audio");
 }
 
 function buildPlayback(record: ResourceRecord, title: string | undefined): InspectData["playback"] {

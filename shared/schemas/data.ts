@@ -19,8 +19,10 @@ export const Semantic = z.object({
   semanticType: z.enum(["video", "audio", "image", "embedded-video", "embedded-audio"]).optional()
     .meta({ description: "Omitted for plain web pages" }),
   title: z.string().optional(),
-  enrichmentSources: z.array(z.string()).optional()
-    .meta({ description: "Evidence beyond the sniffed MIME that decided the category, e.g. music-metadata (container track list) or ffprobe (the runner's streams)" }),
+  enrichmentSources: z.array(z.string()).optional().meta({
+    description: "Direct media: the evidence behind the category and facts, e.g. `tracks:matroska-tracks` (the "
+      + "container's track list), `bytes:image/png` (the magic number), `duration:matroska-tail` (computed from the file's end)",
+  }),
 });
 
 export const Provider = z.object({
@@ -39,29 +41,54 @@ export const Playback = z.object({
   requiresMse: RequiresMse.optional(),
 });
 
-export const Duration = z.object({ seconds: z.number(), formatted: z.string() });
-export const Bitrate = z.object({ bps: z.number(), formatted: z.string() });
+export const Duration = z.object({
+  seconds: z.number().meta({ description: "Seconds, millisecond precision" }),
+  formatted: z.string().meta({ description: "m:ss or h:mm:ss" }),
+});
+export const Bitrate = z.object({
+  bps: z.number().meta({ description: "Bits per second" }),
+  formatted: z.string(),
+});
+
+const pixels = (what: string) => z.number().int().optional().meta({ description: `${what} in pixels, as displayed` });
 
 export const ImageMetadata = z.object({
   colorSpace: z.string(),
   hasAlpha: z.boolean(),
-  width: z.number().int().optional(),
-  height: z.number().int().optional(),
+  width: pixels("Width (after EXIF orientation)"),
+  height: pixels("Height (after EXIF orientation)"),
+  orientation: z.number().int().min(1).max(8).optional()
+    .meta({ description: "EXIF orientation tag (1-8) when the file has one; width/height already apply it" }),
+  frames: z.number().int().positive().optional().meta({ description: "Frames in the file: 1 for a still image" }),
+  duration: Duration.optional().meta({ description: "Animated images: one play of every frame" }),
+  loop: z.number().int().nonnegative().optional()
+    .meta({ description: "Animated images: times the animation plays, 0 = forever" }),
 });
 export const VideoMetadata = z.object({
   duration: Duration.optional(),
-  fps: z.number().optional(),
+  fps: z.number().optional().meta({ description: "Average frames per second" }),
   bitrate: Bitrate.optional(),
-  width: z.number().int().optional(),
-  height: z.number().int().optional(),
-  codec: z.string().optional(),
+  width: pixels("Width (after the container's rotation matrix)"),
+  height: pixels("Height (after the container's rotation matrix)"),
+  rotation: z.union([z.literal(0), z.literal(90), z.literal(180), z.literal(270)]).optional()
+    .meta({ description: "Clockwise degrees a player turns the stored picture (display matrix)" }),
+  codec: z.string().optional().meta({ description: "Video codec, ffprobe's short name (h264, hevc, vp9, av1)" }),
+  profile: z.string().optional().meta({ description: "Codec profile as ffprobe names it (e.g. High, Main 10)" }),
+  pixelFormat: z.string().optional().meta({ description: "Decoded pixel format, ffprobe's name (e.g. yuv420p)" }),
+  hdr: z.enum(["sdr", "pq", "hlg"]).optional()
+    .meta({ description: "Transfer function: pq (HDR10/Dolby Vision base), hlg, or sdr" }),
+  faststart: z.boolean().optional()
+    .meta({ description: "MP4/MOV only: the index (moov) precedes the media data, so playback starts before the download ends" }),
+  channels: z.number().int().optional().meta({ description: "Audio channels of the soundtrack (absent without one)" }),
 });
 export const AudioMetadata = z.object({
   duration: Duration.optional(),
   bitrate: Bitrate.optional(),
-  sampleRate: z.number().optional(),
+  sampleRate: z.number().optional().meta({ description: "Hz, as decoded (Opus always 48000)" }),
   channels: z.number().int().optional(),
-  codec: z.string().optional(),
+  channelLayout: z.string().optional().meta({ description: "e.g. mono, stereo, 5.1" }),
+  bitDepth: z.number().int().optional().meta({ description: "Bits per sample, for codecs that have one (PCM, FLAC, ALAC)" }),
+  codec: z.string().optional().meta({ description: "ffprobe's short codec name (aac, opus, mp3, flac)" }),
 });
 
 export const Metadata = z.object({

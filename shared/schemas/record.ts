@@ -18,6 +18,8 @@ export const ProbeResult = z.object({
   headers: z.record(z.string(), z.string()),
   title: z.string().optional(),
   oembedDiscoveryUrl: z.string().optional(),
+  /** What decided the category and the facts (e.g. "tracks:matroska-tracks", "duration:mp3-frames"). */
+  evidence: z.array(z.string()).optional(),
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;
 
@@ -72,8 +74,6 @@ export const ResourceRecord = z.object({
   url: z.string(),
   normalizedUrl: z.string(),
   category: MediaCategory,
-  /** The evidence that decided the category when it is more than the sniffed MIME (e.g. "ffprobe"). */
-  categorySources: z.array(z.string()).optional(),
   probe: ProbeResult,
   provider: ProviderRecord.optional(),
   stages: z.partialRecord(StageName, StageRecord),

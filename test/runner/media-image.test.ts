@@ -27,7 +27,7 @@ describe("large images", () => {
     const res = await processRequest(app, { url: `${origin.url}/files/large.png`, category: "image", stages: [...allStages] });
     expect(res.statusCode, res.body).toBe(200);
     const result = RunnerResponse.parse(res.json());
-    expect(result.metadata?.image).toEqual({ colorSpace: "srgb", hasAlpha: false, width: 6000, height: 4000 });
+    expect(result.metadata?.image).toEqual({ colorSpace: "srgb", hasAlpha: false, width: 6000, height: 4000, frames: 1 });
     expect(result.thumbnail).toMatchObject({ width: 320, height: 213, contentType: "image/webp" });
     const decoded = await decodeThumbnail(result.thumbnail!.base64);
     expect([decoded.format, decoded.width, decoded.height]).toEqual(["webp", 320, 213]);

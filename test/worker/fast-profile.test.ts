@@ -81,7 +81,7 @@ describe.each([
 
     expect(body).toMatchObject({ success: true, responseSource: "fresh", cached: false });
     expect(data.identity).toEqual({ url, finalUrl: url, mime: fx.mime });
-    expect(data.semantic).toEqual({ kind: "direct-media", semanticType: fx.category });
+    expect(data.semantic).toMatchObject({ kind: "direct-media", semanticType: fx.category });
     expect(data.playback).toEqual({ strategy: "native", component: component[fx.category], streamable: ranged, downloadable: true });
     expect(data.metadata.filename).toBe(fx.file);
     expect(data.metadata.size.bytes).toBe(size);
@@ -100,9 +100,17 @@ describe.each([
     expect(processing.completedStages).toEqual(expect.arrayContaining(["semantic", "mediaFormat"]));
 
     if (fx.category === "video") {
-      // Video metadata and previews need the media runner: honestly pending.
-      expect(data.metadata.video).toBeNull();
-      expect(processing.pendingStages).toEqual(["metadata:video", ...previewStages]);
+      // The container header holds the video facts (issue 9): read at the edge whenever its bytes are reachable
+      // (a moov at the end needs a Range request). Previews need the media runner: honestly pending.
+      const headerReadable = ranged || fx.file !== "video-moov-end.mp4";
+      if (headerReadable) {
+        expect(data.metadata.video).toMatchObject({ width: expect.any(Number), height: expect.any(Number), codec: expect.any(String) });
+        expect(data.metadata.video.duration.seconds).toBeGreaterThan(0);
+        expect(processing.pendingStages).toEqual(previewStages);
+      } else {
+        expect(data.metadata.video).toBeNull();
+        expect(processing.pendingStages).toEqual(["metadata:video", ...previewStages]);
+      }
       expect(processing).toMatchObject({ status: "partial", enrichmentsPending: true });
       expect(processing.completion).toBeLessThan(1);
     }
@@ -122,7 +130,8 @@ describe.each([
       }
     }
     if (fx.category === "image") {
-      expect(data.metadata.image).toEqual(fx.image);
+      // Still images: one frame; EXIF orientation reported when the file has one.
+      expect(data.metadata.image).toEqual({ ...fx.image, frames: 1, ...(fx.file.includes("orientation-6") ? { orientation: 6 } : {}) });
       expect(processing.completedStages).toContain("metadata:image");
       expect(processing.pendingStages).toEqual(previewStages);
     }
@@ -158,7 +167,7 @@ describe("bytes pulled for a fast inspection of a video", () => {
     expect(body.data.semantic.semanticType).toBe("video");
     expect(requests.map((r) => [r.range, r.bytes])).toEqual([
       [`bytes=0-${probeHeadBytes - 1}`, probeHeadBytes],
-      [`bytes=${size - id3v1TrailerBytes}-${size - 1}`, id3v1TrailerBytes],
+      // The box walk reads the moov first; music-metadata's ID3v1 check is then served from those bytes.
       [`bytes=${moovOffset}-${size - 1}`, size - moovOffset],
     ]);
     const pulled = requests.reduce((sum, r) => sum + r.bytes, 0);

@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startFakeDoh } from "../support/fake-doh.ts";
-import { ensureMediaFixtures } from "../support/media-fixtures.ts";
+import { ensureMediaFixtures, factFixtures } from "../support/media-fixtures.ts";
+import { ffprobeReference, type FfprobeReference } from "../support/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../support/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
 import { startRunnerGate } from "../support/runner-gate.ts";
@@ -22,6 +23,8 @@ declare module "vitest" {
     webhookUrl: string;
     webhookSecret: string;
     oembedUrl: string;
+    /** ffprobe's view of each issue-9 fixture (test/worker/facts-from-evidence.test.ts scores the service against it). */
+    ffprobeFacts: Record<string, FfprobeReference>;
   }
 }
 
@@ -31,11 +34,14 @@ export default async function setup(project: TestProject) {
   // wrangler's [build] step does not run under vitest: copy the offline Swagger UI assets here.
   execFileSync(process.execPath, [join(root, "..", "scripts", "copy-docs-assets.mjs")]);
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
+  const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg"];
+  project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file) => [file,
+    ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));
   const trap = await startConnectionTrap("127.0.0.1");
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
   // HLS/DASH streams made by ffmpeg, served as /media/hls/master.m3u8 etc. (issue 13).
   const streamsDir = await generateStreamFixtures(join(root, ".fixtures", "streams"));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), streamsDir], "127.0.0.1", extras);
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

@@ -70,7 +70,7 @@ async function expectCompleteImage(body: any, fx: ImageCase) {
   expect(body.processing).toEqual({
     status: "complete", completion: 1, enrichmentsPending: false, completedStages: allImageStages, pendingStages: [],
   });
-  expect(body.data.metadata.image).toEqual({ colorSpace: fx.colorSpace, hasAlpha: fx.hasAlpha, width: 96, height: 64 });
+  expect(body.data.metadata.image).toEqual({ colorSpace: fx.colorSpace, hasAlpha: fx.hasAlpha, width: 96, height: 64, frames: 1 });
   for (const stage of allImageStages) expect(body.enrichmentSources[stage]).toBe("fresh");
 
   const { thumbnail, placeholder, palette, dominantColor } = body.data.preview;
@@ -166,7 +166,7 @@ describe("profile=fast does not wait for generated previews", () => {
     expect(fast.status).toBe(200);
     expect(fast.body.projection).toEqual({ profile: "fast", hiddenFields: ["preview"] });
     expect(fast.body.data.preview).toBeUndefined();
-    expect(fast.body.data.metadata.image).toEqual({ colorSpace: fx.colorSpace, hasAlpha: fx.hasAlpha, width: 96, height: 64 });
+    expect(fast.body.data.metadata.image).toEqual({ colorSpace: fx.colorSpace, hasAlpha: fx.hasAlpha, width: 96, height: 64, frames: 1 });
     expect(fast.body.processing).toMatchObject({ status: "partial", enrichmentsPending: true, pendingStages: previewStages });
 
     // Poll with `fast` (which never runs the edge stages itself) so completion proves the background alarm did it.

@@ -1,42 +1,132 @@
-import { parseFromTokenizer } from "music-metadata";
+import { parseFromTokenizer, type IFormat } from "music-metadata";
 import { formatBitrate, formatDuration } from "../../shared/format/index.ts";
-import type { AudioMetadata } from "../../shared/schemas/data.ts";
+import type { AudioMetadata, VideoMetadata } from "../../shared/schemas/data.ts";
+import { readAsfStreams } from "../probe/asf-streams.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
+import type { TrackEvidence } from "../probe/evidence.ts";
+import { readMp4, type Mp4Facts } from "../probe/mp4-boxes.ts";
+import { matroskaVideoFps } from "../probe/matroska-tracks.ts";
 import { RangeTokenizer } from "../probe/range-tokenizer.ts";
+import { matroskaDurationFromTail, matroskaTimecodeScale, mp3DurationByFrames } from "../probe/tail-duration.ts";
 import type { z } from "zod";
 
 export interface EdgeMediaFacts {
   audio?: z.infer<typeof AudioMetadata>;
-  hasVideo?: boolean;
-  hasAudio?: boolean;
+  video?: z.infer<typeof VideoMetadata>;
+  /** The container's track list, when it has one: the category evidence. */
+  tracks?: TrackEvidence;
+  /** How the duration was found when the container does not declare one ("matroska-tail", "mp3-frames"). */
+  durationSource?: string;
 }
 
+const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
+const isMatroska = (mime: string) => /^(video|audio)\/(webm|matroska|x-matroska)$/.test(mime);
+
 /**
- * Reads container facts with music-metadata through Range requests: MP3 Xing/VBRI headers, FLAC STREAMINFO,
- * Ogg's last page, WAV's fmt chunk, an MP4's `moov` (fetched from the tail when it sits after `mdat`).
- * Returns nothing on failure; the media runner then does the work.
+ * Reads container facts through Range requests: music-metadata for every audio container and the Matroska/Ogg/
+ * ASF track lists, our box reader for MP4/MOV (track headers, display matrix, sample entries, which
+ * music-metadata leaves out), tail reads for durations the header does not state.
+ * Returns what it could read; the media runner does the rest.
  */
-export async function readEdgeMediaFacts(source: RangeByteSource, mime: string): Promise<EdgeMediaFacts | undefined> {
+export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, head: Uint8Array): Promise<EdgeMediaFacts | undefined> {
   if (source.size === undefined) return undefined;
-  try {
-    const meta = await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false });
-    const f = meta.format;
-    const facts: EdgeMediaFacts = { hasVideo: f.hasVideo, hasAudio: f.hasAudio };
-    if (f.duration && f.sampleRate) {
-      // music-metadata's bitrate is the audio stream's; fall back to the file's average.
-      const bps = f.bitrate ?? (source.size * 8) / f.duration;
-      facts.audio = {
-        duration: { seconds: round(f.duration, 3), formatted: formatDuration(f.duration) },
-        bitrate: { bps: Math.round(bps), formatted: formatBitrate(bps) },
-        sampleRate: f.sampleRate,
-        ...(f.numberOfChannels ? { channels: f.numberOfChannels } : {}),
-        ...(f.codec ? { codec: ffprobeCodecName(f.codec, f.bitsPerSample) } : {}),
-      };
-    }
-    return facts;
-  } catch {
-    return undefined;
+  const size = source.size;
+  const mp4 = isMp4(mime) ? await readMp4(source).catch(() => undefined) : undefined;
+  const format = await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
+    .then((m) => m.format)
+    .catch(() => undefined);
+  const asf = /ms-asf/.test(mime) ? readAsfStreams(head) : undefined;
+  if (!format && !mp4 && !asf) return undefined;
+
+  const facts: EdgeMediaFacts = {};
+  facts.tracks = trackEvidence(mime, format, mp4, asf);
+  let duration = mp4?.durationSeconds ?? format?.duration;
+  if (duration === undefined && format && isMatroska(mime)) {
+    duration = await matroskaDurationFromTail(source, matroskaTimecodeScale(head)).catch(() => undefined);
+    if (duration !== undefined) facts.durationSource = "matroska-tail";
   }
+  if (duration === undefined && mime === "audio/mpeg") {
+    duration = await mp3DurationByFrames(source, head).catch(() => undefined);
+    if (duration !== undefined) facts.durationSource = "mp3-frames";
+  }
+
+  const mp4Audio = mp4?.tracks.find((t) => t.kind === "audio");
+  const mmAudio = format?.trackInfo.find((t) => t.type === 2 || t.audio);
+  const codecName = mp4Audio?.codec ?? (format?.codec ? ffprobeCodecName(format.codec, format.bitsPerSample) : undefined);
+  // Opus decodes at 48 kHz always; the header's "input sample rate" is only what the encoder was fed.
+  const sampleRate = codecName === "opus" ? 48000
+    : (mp4Audio?.sampleRate ?? mmAudio?.audio?.samplingFrequency ?? format?.sampleRate ?? asf?.sampleRate);
+  const channels = mp4Audio?.channels ?? mmAudio?.audio?.channels ?? format?.numberOfChannels ?? asf?.channels;
+  const bits = mmAudio?.audio?.bitDepth ?? format?.bitsPerSample ?? asf?.bitsPerSample;
+
+  const video = mp4?.tracks.find((t) => t.kind === "video" && !t.stillPicture);
+  const mmVideo = format?.trackInfo.find((t) => t.type === 1 && t.video);
+  if (video || mmVideo) {
+    facts.video = defined({
+      duration: durationOf(duration),
+      fps: video?.fps ?? (isMatroska(mime) ? matroskaVideoFps(head) : undefined),
+      bitrate: duration ? bitrateOf((size * 8) / duration) : undefined,
+      width: video?.width ?? mmVideo?.video?.displayWidth ?? mmVideo?.video?.pixelWidth,
+      height: video?.height ?? mmVideo?.video?.displayHeight ?? mmVideo?.video?.pixelHeight,
+      rotation: video?.rotation,
+      codec: video?.codec ?? (mmVideo?.codecName ? matroskaCodec(mmVideo.codecName) : undefined),
+      profile: video?.profile,
+      pixelFormat: video?.pixelFormat,
+      hdr: video?.hdr,
+      faststart: mp4?.faststart,
+      channels,
+    });
+  }
+  if (duration && sampleRate && !facts.tracks?.video) {
+    // music-metadata's bitrate is the audio stream's; fall back to the file's average.
+    const bps = format?.bitrate && facts.durationSource === undefined ? format.bitrate : (size * 8) / duration;
+    facts.audio = defined({
+      duration: durationOf(duration),
+      bitrate: bitrateOf(bps),
+      sampleRate,
+      channels,
+      channelLayout: channels ? channelLayoutOf(channels) : undefined,
+      bitDepth: codecName && losslessCodecs.has(codecName.replace(/^pcm_.*/, "pcm")) ? bits : undefined,
+      codec: codecName,
+    });
+  }
+  return facts;
+}
+
+/** Audio and video track counts from the container's own list; cover art is never a video track. */
+function trackEvidence(mime: string, format: IFormat | undefined, mp4: Mp4Facts | undefined, asf: ReturnType<typeof readAsfStreams>): TrackEvidence | undefined {
+  if (mp4) {
+    return {
+      video: mp4.tracks.filter((t) => t.kind === "video" && !t.stillPicture).length,
+      audio: mp4.tracks.filter((t) => t.kind === "audio").length,
+      source: "mp4-moov",
+    };
+  }
+  if (asf) return { video: asf.video, audio: asf.audio, source: "asf-header" };
+  if (!format) return undefined;
+  const listed = format.trackInfo.filter((t) => t.type === 1 || t.type === 2);
+  if (listed.length > 0) {
+    return { video: listed.filter((t) => t.type === 1).length, audio: listed.filter((t) => t.type === 2).length, source: isMatroska(mime) ? "matroska-tracks" : "container-tracks" };
+  }
+  // Ogg and plain audio containers: music-metadata reads each logical stream's header (Theora sets hasVideo).
+  return { video: format.hasVideo ? 1 : 0, audio: format.hasAudio ? 1 : 0, source: /ogg/.test(mime) ? "ogg-headers" : "audio-header" };
+}
+
+/** Codecs with a bit depth (lossless or PCM); for lossy codecs the decoder's sample format is a choice. */
+const losslessCodecs = new Set(["flac", "alac", "pcm", "wavpack", "ape", "tta"]);
+
+/** The names ffprobe gives channel counts when the file does not spell out a layout. */
+export function channelLayoutOf(channels: number): string | undefined {
+  return ({ 1: "mono", 2: "stereo", 6: "5.1", 8: "7.1" } as Record<number, string>)[channels];
+}
+
+/** Matroska CodecID (music-metadata drops the V_ prefix) to ffprobe's names. */
+function matroskaCodec(id: string): string {
+  const upper = id.toUpperCase();
+  if (upper.includes("AVC")) return "h264";
+  if (upper.includes("HEVC")) return "hevc";
+  if (upper.includes("MPEG4/ISO/ASP")) return "mpeg4";
+  return upper.replace(/^V_/, "").toLowerCase();
 }
 
 /**
@@ -52,11 +142,25 @@ const ffprobeNames: [RegExp, string][] = [
   [/^FLAC$/i, "flac"],
   [/^ALAC$/i, "alac"],
   [/^Speex/i, "speex"],
+  [/^Windows Media Audio V8$/i, "wmav2"],
+  [/^Windows Media Audio V7$/i, "wmav1"],
 ];
 
 export function ffprobeCodecName(codec: string, bitsPerSample?: number): string {
   if (/^PCM$/i.test(codec)) return `pcm_${bitsPerSample === 8 ? "u8" : `s${bitsPerSample ?? 16}le`}`;
   return ffprobeNames.find(([pattern]) => pattern.test(codec))?.[1] ?? codec.toLowerCase();
+}
+
+function durationOf(seconds: number | undefined) {
+  return seconds ? { seconds: round(seconds, 3), formatted: formatDuration(seconds) } : undefined;
+}
+
+function bitrateOf(bps: number) {
+  return { bps: Math.round(bps), formatted: formatBitrate(bps) };
+}
+
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 function round(value: number, digits: number): number {

@@ -7,7 +7,8 @@ import { finishStage } from "../resource/stage-state.ts";
 import { probeUrl } from "../probe/probe.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
-import { readImageHeader } from "../enrich/image/index.ts";
+import { decideCategory, hasTrackList } from "../probe/evidence.ts";
+import { imageMetadataOf, readImageHeader } from "../enrich/image/index.ts";
 import { readEdgeMediaFacts, type EdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -43,7 +44,6 @@ interface Inspection {
   head: Uint8Array;
   source: RangeByteSource;
   category: MediaCategory;
-  categorySources: string[];
   facts?: EdgeMediaFacts;
   discovered?: Awaited<ReturnType<typeof discoverProvider>>;
   /** An HLS playlist or DASH manifest, and what reading it gave. */
@@ -55,14 +55,14 @@ type Step = (inspection: Inspection) => Promise<void> | void;
 
 /** The direct-URL inspection, one step per line, in the order they run. */
 const steps: readonly Step[] = [
-  classifyFromBytes,
   readStreamManifest,
-  readContainerFacts,
+  decideCategoryFromEvidence,
   discoverPageProvider,
   registerStages,
   finishCoreStages,
   readImageHeaderFacts,
   writeAudioFacts,
+  writeVideoFacts,
   writeStreamFacts,
 ];
 
@@ -74,7 +74,7 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   const { probe, head, source } = await probeUrl(input.url, policy, config);
   const inspection: Inspection = {
     input, config, policy, started, now, probedAt: performance.now(), probe, head, source,
-    category: "webpage", categorySources: [],
+    category: "webpage",
   };
   for (const step of steps) await step(inspection);
   const record = inspection.record!;
@@ -97,9 +97,19 @@ function providerRecord(input: FirstInspectionInput, config: Config, now: number
   return record;
 }
 
-/** The category the sniffed MIME implies (bytes win over Content-Type). */
-function classifyFromBytes(i: Inspection): void {
-  i.category = categoryOf(i.probe.mime);
+/**
+ * Category from evidence: the container's track list where it declares one in the first bytes (MP4, Matroska,
+ * Ogg, ASF), else the sniffed MIME family (bytes win over Content-Type). Cover art never makes a file a video.
+ */
+async function decideCategoryFromEvidence(i: Inspection): Promise<void> {
+  if (i.stream) return; // a manifest: the manifest is the evidence
+  const sniffed = categoryOf(i.probe.mime);
+  if (hasTrackList(i.probe.mime) || sniffed === "audio") i.facts = await readEdgeMediaFacts(i.source, i.probe.mime, i.head);
+  const decision = decideCategory(i.probe.mime, i.facts?.tracks);
+  i.category = decision.category;
+  i.probe.mime = decision.mime;
+  i.probe.evidence = [decision.evidence, ...(i.facts?.durationSource ? [`duration:${i.facts.durationSource}`] : [])];
+  i.probe.bytesFetched = i.source.bytesFetched;
 }
 
 /**
@@ -120,20 +130,7 @@ async function readStreamManifest(i: Inspection): Promise<void> {
     else throw err;
   }
   i.category = i.stream.facts?.audioOnly ? "audio" : "video";
-  i.categorySources.push(protocol === "hls" ? "m3u8-parser" : "mpd-parser");
-  i.probe.bytesFetched = i.source.bytesFetched;
-}
-
-/** Container facts by Range reads; an MP4 without a video track is audio (file-type names every "isom" video/mp4). */
-async function readContainerFacts(i: Inspection): Promise<void> {
-  if (!i.stream && (i.category === "audio" || i.probe.mime === "video/mp4")) {
-    i.facts = await readEdgeMediaFacts(i.source, i.probe.mime);
-    if (i.category === "video" && i.facts?.hasVideo === false && i.facts.hasAudio) {
-      i.category = "audio";
-      i.probe.mime = "audio/mp4";
-      i.categorySources.push("music-metadata");
-    }
-  }
+  i.probe.evidence = [`manifest:${protocol === "hls" ? "m3u8-parser" : "mpd-parser"}`];
   i.probe.bytesFetched = i.source.bytesFetched;
 }
 
@@ -155,7 +152,6 @@ function registerStages(i: Inspection): void {
   i.record = createRecord({
     ...i.input,
     category: i.category,
-    categorySources: i.categorySources,
     probe: i.probe,
     ...(i.discovered ? { provider: i.discovered.provider } : {}),
     ttlSeconds: i.config.RECORD_TTL_SECONDS,
@@ -181,9 +177,9 @@ function finishCoreStages(i: Inspection): void {
 function readImageHeaderFacts(i: Inspection): void {
   const record = i.record!;
   if (record.category !== "image") return;
-  const header = readImageHeader(i.head);
-  if (header?.colorSpace !== undefined && header.hasAlpha !== undefined) {
-    record.results.image = { colorSpace: header.colorSpace, hasAlpha: header.hasAlpha, width: header.width, height: header.height };
+  const image = imageMetadataOf(readImageHeader(i.head));
+  if (image) {
+    record.results.image = image;
     finishStage(record, "metadata:image", { state: "done", durationMs: 0, engine: "edge" });
   }
 }
@@ -193,6 +189,14 @@ function writeAudioFacts(i: Inspection): void {
   if (record.category !== "audio" || !i.facts?.audio) return;
   record.results.audio = i.facts.audio;
   finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - i.probedAt, engine: "edge" });
+}
+
+/** The container's header holds the video facts, so `fast` has them; the runner still makes the previews. */
+function writeVideoFacts(i: Inspection): void {
+  const record = i.record!;
+  if (record.category !== "video" || !i.facts?.video?.duration || !i.facts.video.width) return;
+  record.results.video = i.facts.video;
+  finishStage(record, "metadata:video", { state: "done", durationMs: performance.now() - i.probedAt, engine: "edge" });
 }
 
 function writeStreamFacts(i: Inspection): void {

@@ -7,8 +7,6 @@ export interface NewRecordInput {
   url: string;
   normalizedUrl: string;
   category: MediaCategory;
-  /** Evidence beyond the sniffed MIME that decided the category (e.g. "music-metadata"). */
-  categorySources?: string[];
   probe: ProbeResult;
   provider?: ProviderRecord;
   ttlSeconds: number;
@@ -22,7 +20,6 @@ export function createRecord(input: NewRecordInput): ResourceRecord {
     url: input.url,
     normalizedUrl: input.normalizedUrl,
     category: input.category,
-    ...(input.categorySources?.length ? { categorySources: input.categorySources } : {}),
     probe: input.probe,
     ...(input.provider ? { provider: input.provider } : {}),
     stages: initialStages(input.category),

@@ -142,7 +142,7 @@ export function pendingForRunnerStages(record: ResourceRecord, runnerStages: rea
 }
 
 export interface CategoryEvidence {
-  /** What decided, named as callers see it in `semantic.enrichmentSources` (e.g. "ffprobe", "music-metadata"). */
+  /** The reader of the track list that decided (e.g. "ffprobe"); shown as `tracks:<source>` in `semantic.enrichmentSources`. */
   source: string;
   /** The MIME type the evidence implies; when absent, the family of an audio/video MIME follows the category. */
   mime?: string;
@@ -163,8 +163,9 @@ export function reviseCategory(record: ResourceRecord, category: MediaCategory, 
   for (const stage of applies) record.stages[stage] ??= { state: "pending", attempts: 0 };
   record.category = category;
   record.probe.mime = evidence.mime ?? revisedMime(record.probe.mime, category);
-  const sources = record.categorySources ?? [];
-  if (!sources.includes(evidence.source)) record.categorySources = [...sources, evidence.source];
+  // The evidence that decided the old category was wrong: it gives way; other evidence (durations) stays.
+  const kept = (record.probe.evidence ?? []).filter((e) => !e.startsWith("bytes:") && !e.startsWith("tracks:"));
+  record.probe.evidence = [`tracks:${evidence.source}`, ...kept];
   record.updatedAt = Date.now();
   return true;
 }

@@ -44,24 +44,66 @@ function defined<T extends object>(value: T): T {
 export function toVideoMetadata(probe: FfprobeOutput, stream: FfprobeStream): VideoMetadata {
   const seconds = durationSeconds(probe, stream);
   const fps = frameRate(stream.avg_frame_rate) ?? frameRate(stream.r_frame_rate);
+  const rotation = rotationOf(stream);
+  const quarter = rotation === 90 || rotation === 270;
+  const soundtrack = audioStream(probe);
   return defined({
     duration: duration(seconds),
     fps: fps === undefined ? undefined : round(fps, 3),
     bitrate: bitrate(positive(probe.format?.bit_rate) ?? positive(stream.bit_rate)),
-    width: stream.width,
-    height: stream.height,
+    // As displayed: a phone video stored landscape with a 90° matrix plays portrait.
+    width: quarter ? stream.height : stream.width,
+    height: quarter ? stream.width : stream.height,
+    rotation,
     codec: stream.codec_name,
+    profile: known(stream.profile),
+    pixelFormat: known(stream.pix_fmt),
+    hdr: hdrOf(stream.color_transfer),
+    channels: soundtrack?.channels && soundtrack.channels > 0 ? soundtrack.channels : undefined,
   });
 }
+
+/** ffprobe's "unknown" and empty strings carry no fact. */
+function known(value: string | undefined): string | undefined {
+  return value && value !== "unknown" ? value : undefined;
+}
+
+/**
+ * Clockwise degrees a player turns the picture. ffprobe's display-matrix side data gives the counter-clockwise
+ * angle (-90 for a portrait phone video); older files carry a `rotate` tag in clockwise degrees.
+ */
+export function rotationOf(stream: FfprobeStream): 0 | 90 | 180 | 270 {
+  const matrix = stream.side_data_list?.find((d) => d.rotation !== undefined)?.rotation;
+  const degrees = matrix !== undefined ? -matrix : Number(stream.tags?.rotate ?? 0);
+  const snapped = ((Math.round((Number.isFinite(degrees) ? degrees : 0) / 90) * 90) % 360 + 360) % 360;
+  return snapped as 0 | 90 | 180 | 270;
+}
+
+/** SMPTE ST 2084 is PQ (HDR10, Dolby Vision's base), ARIB STD-B67 is HLG; anything else is SDR. */
+function hdrOf(transfer: string | undefined): "sdr" | "pq" | "hlg" {
+  if (transfer === "smpte2084") return "pq";
+  if (transfer === "arib-std-b67") return "hlg";
+  return "sdr";
+}
+
+/** Codecs that have a bit depth (lossless or PCM); a lossy decoder's sample format is its own choice. */
+const depthCodecs = /^(flac|alac|wavpack|ape|tta|pcm_.*)$/;
+
+/** ffprobe's layout names when the file states none (WMA, some WAV). */
+const defaultLayouts: Readonly<Record<number, string>> = { 1: "mono", 2: "stereo", 6: "5.1", 8: "7.1" };
 
 /** Audio bitrate is the audio stream's own rate when known (cover art would inflate the container's). */
 export function toAudioMetadata(probe: FfprobeOutput, stream: FfprobeStream): AudioMetadata {
   const channels = stream.channels;
+  const count = channels !== undefined && channels > 0 ? channels : undefined;
+  const depth = positive(stream.bits_per_raw_sample) ?? positive(stream.bits_per_sample);
   return defined({
     duration: duration(durationSeconds(probe, stream)),
     bitrate: bitrate(positive(stream.bit_rate) ?? positive(probe.format?.bit_rate)),
     sampleRate: positive(stream.sample_rate),
-    channels: channels !== undefined && channels > 0 ? channels : undefined,
+    channels: count,
+    channelLayout: known(stream.channel_layout)?.replace(/\(side\)$/, "") ?? (count ? defaultLayouts[count] : undefined),
+    bitDepth: stream.codec_name && depthCodecs.test(stream.codec_name) ? depth : undefined,
     codec: stream.codec_name,
   });
 }

@@ -13,7 +13,7 @@ import sharp from "sharp";
 import type { RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
-import { decodeToRaster } from "../media/previews.ts";
+import { decodeImage, readImageMetadata, toImageMetadata } from "../media/image-decode.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 
@@ -57,27 +57,19 @@ export async function runImageJob(
   try {
     const file = join(dir, "source");
     await timings.time("download", () => pipeline(Readable.from(source.read(0, Infinity)), createWriteStream(file)));
-    const meta = await timings.time("metadata", () => sharp(file, { limitInputPixels: maxPixels }).metadata().catch((e) => { throw sharpError(e); }));
+    const decode = { ffmpeg: ctx.binaries.ffmpeg, timeoutMs: ctx.config.processTimeoutMs, maxPixels, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    const meta = await timings.time("metadata", () => readImageMetadata(file, head, decode).catch((e) => { throw sharpError(e); }));
     checkPixels(meta.width, meta.height, maxPixels);
     const response: Omit<RunnerResponse, "timings"> = {};
     if (request.stages.includes("metadata")) {
-      // Report the displayed size: an EXIF-rotated photo shows portrait although stored landscape.
-      const shown = meta.autoOrient ?? { width: meta.width, height: meta.height };
-      response.metadata = {
-        image: {
-          colorSpace: meta.space ?? "unknown",
-          hasAlpha: meta.hasAlpha ?? false,
-          ...(shown.width ? { width: shown.width } : {}),
-          ...(shown.height ? { height: shown.height } : {}),
-        },
-      };
+      response.metadata = { image: toImageMetadata(meta) };
     }
     const stages: StageOutcomes = request.stages.includes("metadata") ? { metadata: { status: "done" } } : {};
     if (!wantsPreview(request)) return { ...response, stages };
     // A header that reads but pixels that do not decode: the metadata stands, the previews fail with a reason.
     const rendered = await renderPreviews(
       request,
-      () => timings.time("decode", () => decodeToRaster(file, request.thumbnailMaxPx, maxPixels).catch((e) => { throw sharpError(e); })),
+      () => timings.time("decode", () => decodeImage(file, head, request.thumbnailMaxPx, decode).catch((e) => { throw sharpError(e); })),
       timings,
       (error) => source.failure !== undefined || ctx.signal.aborted || (isRunnerError(error) && error.code === "PROCESSING_TIMEOUT"),
     );

@@ -10,6 +10,6 @@ export {
   type EdgeImageResult,
   processImageAtEdge,
 } from "./process-image-at-edge.ts";
-export { type ImageHeaderInfo, readImageHeader } from "./header/read-image-header.ts";
+export { type ImageHeaderInfo, imageMetadataOf, readImageHeader } from "./header/read-image-header.ts";
 export { edgeFormats } from "./edge-formats.ts";
 export { defaultMaxDecodePixels, defaultThumbnailMaxPx } from "../../limits.ts";

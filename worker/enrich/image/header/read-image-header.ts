@@ -4,6 +4,11 @@ import { gifColorFacts } from "./gif-facts.ts";
 import { jpegColorFacts } from "./jpeg-facts.ts";
 import { pngColorFacts } from "./png-facts.ts";
 import { webpColorFacts } from "./webp-facts.ts";
+import { bmpColorFacts, heifColorFacts, icoColorFacts, jxlColorFacts, svgColorFacts, tiffColorFacts } from "./more-formats.ts";
+import { animationFacts, type AnimationFacts } from "./animation-facts.ts";
+import { formatDuration } from "../../../../shared/format/index.ts";
+import type { ImageMetadata } from "../../../../shared/schemas/data.ts";
+import type { z } from "zod";
 
 /** Facts readable from an image's header bytes alone. */
 export interface ImageHeaderInfo {
@@ -12,14 +17,21 @@ export interface ImageHeaderInfo {
   /** Displayed size: EXIF orientations 5-8 (a quarter turn) swap the stored width and height. */
   width: number;
   height: number;
-  /** Only for formats whose colour headers we read (png, jpeg, webp, gif); absent otherwise. */
+  /** Only for formats whose colour headers we read; absent otherwise. */
   colorSpace?: string;
   hasAlpha?: boolean;
   /** EXIF orientation 2-8 when the file has one (1, the identity, is left out). */
   orientation?: number;
   /** Description of an embedded ICC profile. */
   iccProfile?: string;
+  /** Frames, and for animations one play's length and loop count, when the bytes hold every frame. */
+  animation?: AnimationFacts;
 }
+
+/** image-size's type names (HEIF reports its brand) to ours. */
+const formatNames: Readonly<Record<string, string>> = {
+  jpg: "jpeg", "jxl-stream": "jxl", heic: "heif", heix: "heif", hevc: "heif", mif1: "heif", msf1: "heif", avis: "avif",
+};
 
 /** Per-format colour readers, looked up by format name. */
 const colorFactReaders: Record<string, (b: Uint8Array) => ColorFacts | undefined> = {
@@ -27,6 +39,14 @@ const colorFactReaders: Record<string, (b: Uint8Array) => ColorFacts | undefined
   jpeg: jpegColorFacts,
   webp: webpColorFacts,
   gif: gifColorFacts,
+  bmp: (b) => bmpColorFacts(b),
+  ico: icoColorFacts,
+  cur: icoColorFacts,
+  svg: svgColorFacts,
+  tiff: tiffColorFacts,
+  heif: heifColorFacts,
+  avif: heifColorFacts,
+  jxl: jxlColorFacts,
 };
 
 /**
@@ -42,7 +62,7 @@ export function readImageHeader(bytes: Uint8Array): ImageHeaderInfo | null {
   }
   const { width, height } = size;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) return null;
-  const format = size.type === "jpg" ? "jpeg" : (size.type ?? "unknown");
+  const format = formatNames[size.type ?? ""] ?? size.type ?? "unknown";
   const orientation = size.orientation && size.orientation >= 2 && size.orientation <= 8 ? size.orientation : undefined;
   const quarterTurn = orientation !== undefined && orientation >= 5;
   const info: ImageHeaderInfo = { format, width: quarterTurn ? height : width, height: quarterTurn ? width : height };
@@ -55,5 +75,23 @@ export function readImageHeader(bytes: Uint8Array): ImageHeaderInfo | null {
     info.hasAlpha = facts.hasAlpha;
     if (facts.iccProfile !== undefined) info.iccProfile = facts.iccProfile;
   }
+  const animation = animationFacts(format, bytes);
+  if (animation) info.animation = animation;
   return info;
+}
+
+/** The API's image metadata from header facts; undefined when the colour facts are unknown. */
+export function imageMetadataOf(header: ImageHeaderInfo | null): z.infer<typeof ImageMetadata> | undefined {
+  if (header?.colorSpace === undefined || header.hasAlpha === undefined) return undefined;
+  const a = header.animation;
+  return {
+    colorSpace: header.colorSpace,
+    hasAlpha: header.hasAlpha,
+    width: header.width,
+    height: header.height,
+    ...(header.orientation !== undefined ? { orientation: header.orientation } : {}),
+    ...(a ? { frames: a.frames } : {}),
+    ...(a?.seconds !== undefined ? { duration: { seconds: a.seconds, formatted: formatDuration(a.seconds) } } : {}),
+    ...(a?.loop !== undefined ? { loop: a.loop } : {}),
+  };
 }

@@ -1,0 +1,214 @@
+import { ascii, u16be, u32be } from "../enrich/image/header/bytes.ts";
+import type { RangeByteSource } from "./byte-source.ts";
+
+/** One track of an MP4/MOV `moov`, as its boxes declare it (ISO/IEC 14496-12). */
+export interface Mp4Track {
+  kind: "video" | "audio" | "other";
+  codec?: string;
+  profile?: string;
+  pixelFormat?: string;
+  /** Displayed size: the track header's size with the display matrix's quarter turns applied. */
+  width?: number;
+  height?: number;
+  rotation?: 0 | 90 | 180 | 270;
+  durationSeconds?: number;
+  fps?: number;
+  sampleRate?: number;
+  channels?: number;
+  hdr?: "sdr" | "pq" | "hlg";
+  /** An attached cover (QuickTime/3GP `covr` is metadata, not a track; a one-sample JPEG track is one). */
+  stillPicture?: boolean;
+}
+
+export interface Mp4Facts {
+  /** moov before mdat at the top level. */
+  faststart?: boolean;
+  durationSeconds?: number;
+  tracks: Mp4Track[];
+}
+
+/** A moov larger than this is not read at the edge (the runner's ffprobe does it). */
+const maxMoovBytes = 4 * 1024 * 1024;
+/** Top-level boxes walked before giving up (ftyp, free, mdat, moov, ... : real files have a handful). */
+const maxTopLevelBoxes = 64;
+
+/** ffprobe's names for the sample-entry codes. */
+const codecNames: Readonly<Record<string, string>> = {
+  avc1: "h264", avc3: "h264", hvc1: "hevc", hev1: "hevc", av01: "av1", vp09: "vp9", vp08: "vp8", mp4v: "mpeg4",
+  "mp4a": "aac", Opus: "opus", fLaC: "flac", alac: "alac", "ac-3": "ac3", "ec-3": "eac3", ".mp3": "mp3",
+  jpeg: "mjpeg", mjpa: "mjpeg", apcn: "prores", apch: "prores", apcs: "prores", apco: "prores", ap4h: "prores",
+};
+
+/** H.264 profile_idc to ffprobe's profile names. */
+const avcProfiles: Readonly<Record<number, string>> = {
+  66: "Baseline", 77: "Main", 88: "Extended", 100: "High", 110: "High 10", 122: "High 4:2:2", 244: "High 4:4:4 Predictive",
+};
+const hevcProfiles: Readonly<Record<number, string>> = { 1: "Main", 2: "Main 10", 3: "Main Still Picture", 4: "Rext" };
+
+/** Walks the top-level boxes through the byte source and parses `moov`. Undefined if there is none to read. */
+export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undefined> {
+  const size = source.size;
+  if (size === undefined) return undefined;
+  let offset = 0;
+  let mdatAt: number | undefined;
+  for (let i = 0; i < maxTopLevelBoxes && offset + 8 <= size; i++) {
+    const header = await source.read(offset, 16);
+    let boxSize = u32be(header, 0) ?? 0;
+    const type = ascii(header, 4, 4);
+    let headerSize = 8;
+    if (boxSize === 1) {
+      const high = u32be(header, 8) ?? 0;
+      boxSize = high * 2 ** 32 + (u32be(header, 12) ?? 0);
+      headerSize = 16;
+    } else if (boxSize === 0) boxSize = size - offset; // to the end of the file
+    if (boxSize < headerSize) return undefined;
+    if (type === "mdat") mdatAt ??= offset;
+    if (type === "moov") {
+      if (boxSize > maxMoovBytes) return undefined;
+      // A truncated file may end inside its moov: parse what is there.
+      const moov = await source.read(offset, Math.min(boxSize, size - offset));
+      const facts = parseMoov(moov.subarray(headerSize));
+      return { ...facts, faststart: mdatAt === undefined };
+    }
+    offset += boxSize;
+  }
+  return undefined;
+}
+
+interface Box { type: string; start: number; end: number }
+
+function* boxes(b: Uint8Array, start: number, end: number): Generator<Box> {
+  let o = start;
+  while (o + 8 <= end) {
+    let size = u32be(b, o) ?? 0;
+    let header = 8;
+    if (size === 1) { size = (u32be(b, o + 8) ?? 0) * 2 ** 32 + (u32be(b, o + 12) ?? 0); header = 16; }
+    else if (size === 0) size = end - o;
+    if (size < header) return;
+    yield { type: ascii(b, o + 4, 4), start: o + header, end: Math.min(o + size, end) };
+    o += size;
+  }
+}
+
+function child(b: Uint8Array, parent: Box, type: string): Box | undefined {
+  for (const box of boxes(b, parent.start, parent.end)) if (box.type === type) return box;
+  return undefined;
+}
+
+function path(b: Uint8Array, parent: Box, ...types: string[]): Box | undefined {
+  let box: Box | undefined = parent;
+  for (const type of types) box = box && child(b, box, type);
+  return box;
+}
+
+/** A full box's (version, timescale, duration) as mvhd and mdhd lay them out. */
+function timing(b: Uint8Array, box: Box): number | undefined {
+  const v1 = b[box.start] === 1;
+  const timescale = u32be(b, box.start + (v1 ? 20 : 12));
+  const duration = v1
+    ? (u32be(b, box.start + 24) ?? 0) * 2 ** 32 + (u32be(b, box.start + 28) ?? 0)
+    : u32be(b, box.start + 16);
+  return timescale && duration !== undefined && duration !== 0xffffffff ? duration / timescale : undefined;
+}
+
+function s32(b: Uint8Array, o: number): number {
+  return (u32be(b, o) ?? 0) | 0;
+}
+
+function parseMoov(b: Uint8Array): Omit<Mp4Facts, "faststart"> {
+  const moov: Box = { type: "moov", start: 0, end: b.length };
+  const mvhd = child(b, moov, "mvhd");
+  const tracks: Mp4Track[] = [];
+  for (const trak of boxes(b, 0, b.length)) {
+    if (trak.type !== "trak") continue;
+    tracks.push(parseTrak(b, trak));
+  }
+  const durationSeconds = mvhd ? timing(b, mvhd) : undefined;
+  return { ...(durationSeconds ? { durationSeconds } : {}), tracks };
+}
+
+function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
+  const hdlr = path(b, trak, "mdia", "hdlr");
+  const handler = hdlr ? ascii(b, hdlr.start + 8, 4) : "";
+  const kind = handler === "vide" ? "video" : handler === "soun" ? "audio" : "other";
+  const track: Mp4Track = { kind };
+  const mdhd = path(b, trak, "mdia", "mdhd");
+  const seconds = mdhd ? timing(b, mdhd) : undefined;
+  if (seconds) track.durationSeconds = seconds;
+  const stbl = path(b, trak, "mdia", "minf", "stbl");
+  const stsd = stbl && child(b, stbl, "stsd");
+  const entry = stsd ? boxes(b, stsd.start + 8, stsd.end).next().value : undefined;
+  if (entry) {
+    const code = entry.type;
+    track.codec = codecNames[code] ?? code.trim().toLowerCase();
+    if (kind === "video") readVisualEntry(b, entry, track);
+    if (kind === "audio") readAudioEntry(b, entry, track);
+  }
+  const stts = stbl && child(b, stbl, "stts");
+  if (kind === "video" && stts && seconds) {
+    let samples = 0;
+    const count = Math.min(u32be(b, stts.start + 4) ?? 0, (stts.end - stts.start - 8) / 8);
+    for (let i = 0; i < count; i++) samples += u32be(b, stts.start + 8 + i * 8) ?? 0;
+    if (samples === 1) track.stillPicture = true;
+    else if (samples > 1) track.fps = Math.round((samples / seconds) * 1000) / 1000;
+  }
+  const tkhd = child(b, trak, "tkhd");
+  if (kind === "video" && tkhd) readTrackHeader(b, tkhd, track);
+  return track;
+}
+
+/** tkhd: the display matrix (a b u / c d v / x y w, 16.16) and the presentation size (16.16). */
+function readTrackHeader(b: Uint8Array, tkhd: Box, track: Mp4Track): void {
+  const matrix = tkhd.start + (b[tkhd.start] === 1 ? 44 : 32) + 8;
+  const a = s32(b, matrix) / 65536;
+  const bb = s32(b, matrix + 4) / 65536;
+  const degrees = Math.round((Math.atan2(bb, a) * 180) / Math.PI);
+  const rotation = ((Math.round(degrees / 90) * 90) % 360 + 360) % 360 as 0 | 90 | 180 | 270;
+  const width = Math.round((u32be(b, matrix + 36) ?? 0) / 65536);
+  const height = Math.round((u32be(b, matrix + 40) ?? 0) / 65536);
+  if (width > 0 && height > 0) {
+    const quarter = rotation === 90 || rotation === 270;
+    track.width = quarter ? height : width;
+    track.height = quarter ? width : height;
+  } else if (track.width && track.height && (rotation === 90 || rotation === 270)) {
+    [track.width, track.height] = [track.height, track.width];
+  }
+  track.rotation = rotation;
+}
+
+/** VisualSampleEntry: 8 bytes of SampleEntry, 70 of visual fields (width, height at 24/26), then boxes. */
+function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
+  const width = u16be(b, entry.start + 24);
+  const height = u16be(b, entry.start + 26);
+  if (width && height) { track.width = width; track.height = height; }
+  for (const box of boxes(b, entry.start + 78, entry.end)) {
+    if (box.type === "avcC") {
+      const idc = b[box.start + 1] ?? 0;
+      const constrained = idc === 66 && ((b[box.start + 2] ?? 0) & 0x40) !== 0;
+      const name = constrained ? "Constrained Baseline" : avcProfiles[idc];
+      if (name) track.profile = name;
+      // These profiles are 8-bit 4:2:0 by definition; higher ones declare chroma and depth elsewhere.
+      if (idc === 66 || idc === 77 || idc === 88 || idc === 100) track.pixelFormat = "yuv420p";
+    }
+    if (box.type === "hvcC") {
+      const idc = (b[box.start + 1] ?? 0) & 0x1f;
+      if (hevcProfiles[idc]) track.profile = hevcProfiles[idc];
+      if (idc === 1) track.pixelFormat = "yuv420p";
+      if (idc === 2) track.pixelFormat = "yuv420p10le";
+    }
+    if (box.type === "colr" && ascii(b, box.start, 4) === "nclx") {
+      const transfer = u16be(b, box.start + 6);
+      track.hdr = transfer === 16 ? "pq" : transfer === 18 ? "hlg" : "sdr";
+    }
+  }
+}
+
+/** AudioSampleEntry (version 0): channel count at 16, sample rate (16.16) at 24. */
+function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
+  const channels = u16be(b, entry.start + 16);
+  const rate = u16be(b, entry.start + 24);
+  if (channels) track.channels = channels;
+  // Opus in MP4 always decodes at 48 kHz whatever the entry says.
+  if (track.codec === "opus") track.sampleRate = 48000;
+  else if (rate) track.sampleRate = rate;
+}
