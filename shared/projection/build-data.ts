@@ -34,7 +34,14 @@ export function buildFullData(record: ResourceRecord): InspectData {
     ...(record.provider ? { providerData: buildProviderData(record) } : {}),
     diagnostics: { timings: buildTimings(record), ...withStageErrors(record) },
     network: { headers: withoutCookies(record.probe.headers) },
+    ...(record.category === "webpage" ? { page: buildPage(record) } : {}),
   };
+}
+
+/** Page facts; `media` is null while the named media is being inspected, omitted when there is none. */
+function buildPage(record: ResourceRecord): InspectData["page"] {
+  const media = record.results.pageMediaUrls ? staged(record, "page:media", record.results.pageMedia) : undefined;
+  return { ...record.results.page, ...(media !== undefined ? { media } : {}) };
 }
 
 function isDirectMedia(record: ResourceRecord): boolean {

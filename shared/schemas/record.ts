@@ -65,6 +65,8 @@ export const StageResults = z.object({
   /** Web page facts from the head (without the media, which has its own stage). */
   page: Page.omit({ media: true }).optional(),
   pageMedia: PageMedia.optional(),
+  /** Media URLs the page names, best first, for the page:media stage. */
+  pageMediaUrls: z.array(z.string()).optional(),
 });
 export type StageResults = z.infer<typeof StageResults>;
 

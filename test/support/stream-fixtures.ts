@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
-const recipeVersion = "2";
+const recipeVersion = "3";
 const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
 const base = ["-hide_banner", "-loglevel", "error", "-y"];
 const seconds = 6;
@@ -55,6 +55,40 @@ export const hostileStreams: Record<string, string> = {
   "bomb.mpd": `<?xml version="1.0"?><MPD type="static" mediaPresentationDuration="PT10S"><Period>${"<BaseURL>a/</BaseURL>".repeat(40)}</Period></MPD>`,
 };
 
+/**
+ * Web pages (in pages/, served as /media/pages/<name>) carrying OpenGraph, Twitter cards and JSON-LD. They name
+ * media of the worker tests' origin by relative URL: /media/video.mp4 (media-fixtures), /media/png-opaque.png
+ * (test/fixtures/images) and the HLS master above.
+ */
+export const pages: Record<string, string> = {
+  "og-video.html": `<!doctype html><html lang="en-GB"><head><meta charset="utf-8">
+<title>Clip page | Example Site</title>
+<meta name="description" content="Plain description">
+<meta property="og:title" content="The clip &amp; its story">
+<meta property="og:description" content="OpenGraph description">
+<meta property="og:site_name" content="Example Site">
+<meta property="og:image" content="/media/png-opaque.png">
+<meta property="og:video" content="/media/video.mp4">
+<meta property="og:video:type" content="video/mp4">
+<meta property="article:published_time" content="2026-01-02T03:04:05Z">
+<meta name="twitter:card" content="player">
+<meta name="twitter:title" content="Twitter title">
+<meta name="twitter:creator" content="@clipmaker">
+<link rel="icon" href="/favicon.ico">
+<link rel="canonical" href="https://example.test/clip">
+</head><body><p>body</p></body></html>`,
+  "jsonld-hls.html": `<!doctype html><html><head><title>Stream page</title>
+<meta name="twitter:title" content="Stream on Twitter">
+<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"WebSite","name":"Streams Inc"},
+{"@type":"VideoObject","name":"The stream","description":"A stream described by JSON-LD","uploadDate":"2025-12-24",
+"author":{"@type":"Person","name":"Ada"},"contentUrl":"../hls/master.m3u8","encodingFormat":"application/x-mpegURL"}]}</script>
+</head><body></body></html>`,
+  "youtube.html": `<html><head><title>Watch</title><meta property="og:video" content="https://www.youtube.com/watch?v=dQw4w9WgXcQ"></head></html>`,
+  "plain.html": `<html><head><title>Only a title</title><meta name="description" content="and a description"></head><body></body></html>`,
+  "names-a-page.html": `<html><head><title>Loop</title><meta property="og:video" content="plain.html"></head></html>`,
+  "private-media.html": `<html><head><title>Private</title><meta property="og:video" content="http://private.test/v.mp4"></head></html>`,
+};
+
 export async function generateStreamFixtures(dir: string): Promise<string> {
   const stamp = join(dir, "recipe-version");
   if (existsSync(stamp) && (await readFile(stamp, "utf8")) === recipeVersion) return dir;
@@ -83,6 +117,8 @@ export async function generateStreamFixtures(dir: string): Promise<string> {
   ];
   // Two at a time: the machines have two cores.
   for (let i = 0; i < jobs.length; i += 2) await Promise.all(jobs.slice(i, i + 2).map((args) => run(ffmpeg, [...base, ...args])));
+  await mkdir(join(dir, "pages"), { recursive: true });
+  for (const [name, text] of Object.entries(pages)) await writeFile(join(dir, "pages", name), text);
   await mkdir(join(dir, "hostile"), { recursive: true });
   for (const [name, text] of Object.entries(hostileStreams)) await writeFile(join(dir, "hostile", name), text);
   await writeFile(stamp, recipeVersion);

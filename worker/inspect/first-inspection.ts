@@ -14,6 +14,8 @@ import { discoverProvider, readPageHead } from "./page-discovery.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { ManifestError, manifestMimes, manifestText, readStream, recognizeManifest } from "../manifest/index.ts";
 import { writeStreamResults, type StreamOutcome } from "../manifest/stream-results.ts";
+import { writePageResults } from "../page/page-results.ts";
+import type { HeadElements } from "../page/index.ts";
 
 export interface FirstInspectionInput {
   key: string;
@@ -46,6 +48,8 @@ interface Inspection {
   category: MediaCategory;
   facts?: EdgeMediaFacts;
   discovered?: Awaited<ReturnType<typeof discoverProvider>>;
+  /** A web page's head elements (meta, link, JSON-LD), for page facts. */
+  pageHead?: HeadElements;
   /** An HLS playlist or DASH manifest, and what reading it gave. */
   stream?: StreamOutcome;
   record?: ResourceRecord;
@@ -64,6 +68,7 @@ const steps: readonly Step[] = [
   writeAudioFacts,
   writeVideoFacts,
   writeStreamFacts,
+  writePageFacts,
 ];
 
 export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<FirstInspection> {
@@ -139,6 +144,7 @@ async function discoverPageProvider(i: Inspection): Promise<void> {
   if (i.probe.mime !== "text/html") return;
   const page = await readPageHead(i.head, i.source, i.probe.finalUrl, i.policy);
   if (page.title) i.probe.title = page.title;
+  i.pageHead = page.elements;
   if (page.oembedUrl) {
     i.probe.oembedDiscoveryUrl = page.oembedUrl;
     i.discovered = await discoverProvider(i.probe.finalUrl, page.oembedUrl, i.config);
@@ -201,4 +207,8 @@ function writeVideoFacts(i: Inspection): void {
 
 function writeStreamFacts(i: Inspection): void {
   if (i.stream) writeStreamResults(i.record!, i.stream, performance.now() - i.probedAt);
+}
+
+function writePageFacts(i: Inspection): void {
+  if (i.record!.category === "webpage") writePageResults(i.record!, i.pageHead, i.probe.finalUrl, performance.now() - i.probedAt);
 }

@@ -1,7 +1,11 @@
-/** Facts read from an HTML document's <head>: the title and an oEmbed discovery link. */
+import { HeadCollector, collectHeadTag, collectHeadText, type HeadElements } from "../page/index.ts";
+
+/** Facts read from an HTML document's <head>: the title, an oEmbed discovery link, and the page-fact elements. */
 export interface HtmlHeadFacts {
   title?: string;
   oembedUrl?: string;
+  /** meta, link, html lang, title and JSON-LD, for page facts (worker/page). */
+  elements?: HeadElements;
 }
 
 /** Largest part of a page read while looking for </head>. */
@@ -25,6 +29,7 @@ export function readHtmlHead(html: string, baseUrl: string): HtmlHeadFacts {
     const text = decodeEntities(title).replace(/\s+/g, " ").trim();
     if (text) facts.title = text.slice(0, 500);
   }
+  facts.elements = pageElements(head);
   for (const tag of head.match(/<link\b[^>]*>/gi) ?? []) {
     const attrs = attributes(tag);
     const rel = (attrs.rel ?? "").toLowerCase().split(/\s+/);
@@ -38,6 +43,17 @@ export function readHtmlHead(html: string, baseUrl: string): HtmlHeadFacts {
     }
   }
   return facts;
+}
+
+/** The page-fact elements of the head, through the same attribute scanner (issue 13). */
+function pageElements(head: string): HeadElements {
+  const collector = new HeadCollector();
+  const tagOf = (name: string, source: string) => ({ name, attrs: new Map(Object.entries(attributes(source))) });
+  for (const m of head.matchAll(/<(html|meta|link)\b[^>]*>/gi)) collectHeadTag(collector, tagOf(m[1]!.toLowerCase(), m[0]), decodeEntities);
+  for (const m of head.matchAll(/<(title|script)\b([^>]*)>([\s\S]*?)<\/\1\s*>/gi)) {
+    collectHeadText(collector, tagOf(m[1]!.toLowerCase(), m[2]!), m[3]!, decodeEntities);
+  }
+  return collector.result();
 }
 
 function attributes(tag: string): Record<string, string> {

@@ -9,6 +9,9 @@ import type { StageName } from "../../shared/schemas/stages.ts";
 import { firstInspection } from "../inspect/first-inspection.ts";
 import { runEdgeImageStages } from "../enrich/edge-image-stages.ts";
 import { runOembedStage } from "../enrich/oembed-stage.ts";
+import { runPageMediaStage, type NestedReply } from "../page/page-media-stage.ts";
+import { detectProvider } from "../../shared/providers/index.ts";
+import { normalizeUrl, parseTargetUrl, resourceKey } from "../inspect/target-url.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import { jobView } from "../jobs/job-status.ts";
@@ -25,6 +28,8 @@ export interface InspectCall {
   provider?: ProviderRecord;
   profile: Profile;
   webhookUrl?: string;
+  /** Inspected because a page names it: its own page:media stage does not run (no page-to-page chains). */
+  nested?: boolean;
 }
 
 export type PublicError = { status: number; code: string; message: string };
@@ -48,6 +53,7 @@ export class ResourceObject extends DurableObject<Env> {
   private readonly jobs: JobStore;
   private inflight?: Promise<ResourceRecord>;
   private edgeWork?: Promise<void>;
+  private pageMediaWork?: Promise<void>;
   /** An image's first bytes from the probe, kept until the edge stages have used them (at most PROBE_HEAD_BYTES). */
   private imageHead?: Uint8Array;
   private readonly waiters = new Set<() => void>();
@@ -83,6 +89,7 @@ export class ResourceObject extends DurableObject<Env> {
   async inspect(call: InspectCall): Promise<InspectReply> {
     try {
       const { record: first, responseSource } = await this.currentRecord(call);
+      await this.runPageMedia(first, call);
       if (call.profile !== "fast") await this.runEdgeStages();
       let record = this.record() ?? first;
       await this.queueRunnerStages(record);
@@ -144,6 +151,35 @@ export class ResourceObject extends DurableObject<Env> {
     if (!record) return;
     noteRetry(record, stages, error);
     this.save(record);
+  }
+
+  /** A page's named media, inspected before the page's answer (once; concurrent callers share the work). */
+  private async runPageMedia(record: ResourceRecord, call: InspectCall): Promise<void> {
+    if (call.nested || record.stages["page:media"]?.state !== "pending") return;
+    this.pageMediaWork ??= runPageMediaStage(record, (url, profile) => this.inspectNested(url, profile, record.normalizedUrl), call.profile === "full" ? "full" : "fast")
+      .then(() => this.recordChanged(record))
+      .finally(() => {
+        this.pageMediaWork = undefined;
+      });
+    await this.pageMediaWork;
+  }
+
+  /** Another URL inspected by its own Durable Object, exactly as a caller's inspection would route it. */
+  private async inspectNested(raw: string, profile: "fast" | "full", self: string): Promise<NestedReply> {
+    let url: URL;
+    try {
+      url = parseTargetUrl(raw);
+    } catch (err) {
+      return { ok: false, reason: err instanceof ApiError ? `${err.code}: ${err.publicMessage}` : "invalid URL" };
+    }
+    const match = detectProvider(url);
+    const normalizedUrl = match ? match.canonicalUrl : normalizeUrl(url);
+    if (normalizedUrl === self) return { ok: false, reason: "the page names itself" };
+    const stub = this.env.RESOURCE.get(this.env.RESOURCE.idFromName(normalizedUrl));
+    const reply = (await stub.inspect({
+      key: await resourceKey(normalizedUrl), url: url.href, normalizedUrl, profile, nested: true, ...(match ? { provider: match } : {}),
+    })) as unknown as InspectReply;
+    return reply.ok ? { ok: true, record: reply.record } : { ok: false, reason: `${reply.error.code}: ${reply.error.message}` };
   }
 
   /** Fresh record from storage, the probe under way, or a new probe. */
