@@ -176,9 +176,15 @@ export class ResourceObject extends DurableObject<Env> {
     const normalizedUrl = match ? match.canonicalUrl : normalizeUrl(url);
     if (normalizedUrl === self) return { ok: false, reason: "the page names itself" };
     const stub = this.env.RESOURCE.get(this.env.RESOURCE.idFromName(normalizedUrl));
-    const reply = (await stub.inspect({
-      key: await resourceKey(normalizedUrl), url: url.href, normalizedUrl, profile, nested: true, ...(match ? { provider: match } : {}),
-    })) as unknown as InspectReply;
+    let reply: InspectReply;
+    try {
+      reply = (await stub.inspect({
+        key: await resourceKey(normalizedUrl), url: url.href, normalizedUrl, profile, nested: true, ...(match ? { provider: match } : {}),
+      })) as unknown as InspectReply;
+    } catch (err) {
+      // The other object failing (reset, overload) fails this stage, not the page.
+      return { ok: false, reason: `INTERNAL_ERROR: the named media could not be inspected (${String(err).slice(0, 80)})` };
+    }
     return reply.ok ? { ok: true, record: reply.record } : { ok: false, reason: `${reply.error.code}: ${reply.error.message}` };
   }
 
