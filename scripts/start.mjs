@@ -1,89 +1,168 @@
 #!/usr/bin/env node
 // `npm start`: the Worker (wrangler dev, local mode: no Cloudflare account) and the media runner together.
-// Logs of both are streamed with a prefix; Ctrl-C / SIGTERM stops both and leaves no process behind.
-// Worker settings (see worker/config.ts) given as environment variables are passed to the Worker as vars.
+//
+// - Every Worker setting of worker/config.ts (the keys of its ConfigSchema) given as an environment variable is
+//   validated here with that schema, then handed to wrangler in a mode-600 env file (`--env-file`), never as
+//   `--var` arguments: argv is readable by every local user (`ps`, /proc/*/cmdline). The runner gets its token
+//   through its environment.
+// - Local mode only: a WEBHOOK_SECRET is generated (and printed once) when unset, and SSRF_ALLOWLIST defaults to
+//   the origins of `npm run samples` and client/webhook-receiver.mjs so the README's examples work as printed. Production never runs this script.
+// - SIGTERM/SIGINT (to this script or to `npm`, which forwards it) stop both children, waiting up to
+//   STOP_TIMEOUT_MS for the runner's in-flight jobs, then SIGKILL. One readiness line names the URLs.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import { tsImport } from "tsx/esm/api";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const port = process.env.PORT ?? "8787";
 const host = process.env.HOST ?? "127.0.0.1";
 const runnerPort = process.env.RUNNER_PORT ?? "8788";
-const workerSettings = [
-  "SSRF_ALLOWLIST", "DOH_RESOLVER_URL", "FETCH_TIMEOUT_MS", "MAX_SOURCE_BYTES", "MAX_REDIRECTS", "PROBE_HEAD_BYTES",
-  "MAX_TAIL_BYTES", "RECORD_TTL_SECONDS", "ERROR_TTL_SECONDS", "THUMBNAIL_MAX_PX", "MAX_EDGE_IMAGE_BYTES",
-  "MAX_DECODE_PIXELS", "RUNNER_URL", "RUNNER_TOKEN", "FULL_WAIT_TIMEOUT_MS", "WEBHOOK_SECRET", "OEMBED_BASE_URL",
-];
+const samplesPort = process.env.SAMPLES_PORT ?? "8790";
+const receiverPort = process.env.RECEIVER_PORT ?? "8791";
+/** How long children get to finish (the runner completes in-flight jobs) before SIGKILL. */
+const stopTimeoutMs = Number(process.env.STOP_TIMEOUT_MS ?? 10_000);
 
 const children = [];
 let stopping = false;
+let envDir;
 
-function prefixed(child, name) {
+const say = (line) => process.stdout.write(`[start] ${line}\n`);
+
+/** Worker JSON log lines pass through untouched (so `npm start | jq` works); other lines get a prefix. */
+function forward(child, name) {
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on("line", (line) => process.stdout.write(`[${name}] ${line}\n`));
+    createInterface({ input: stream }).on("line", (line) => {
+      process.stdout.write(line.startsWith("{") ? `${line}\n` : `[${name}] ${line}\n`);
+    });
   }
+}
+
+function cleanUp() {
+  if (envDir) rmSync(envDir, { recursive: true, force: true });
+  envDir = undefined;
 }
 
 function stopAll(code = 0) {
   if (stopping) return;
   stopping = true;
-  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
   const force = setTimeout(() => {
-    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  }, 5000);
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }, stopTimeoutMs);
   force.unref();
-  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once("exit", r))))).then(() => process.exit(code));
+  const exited = (c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once("exit", r)));
+  Promise.all(children.map(exited)).then(() => {
+    cleanUp();
+    process.exit(code);
+  });
 }
 
 process.on("SIGINT", () => stopAll(0));
 process.on("SIGTERM", () => stopAll(0));
+process.on("SIGHUP", () => stopAll(0));
+process.on("exit", cleanUp);
 
-const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
-const runnerToken = process.env.RUNNER_TOKEN || randomBytes(24).toString("base64url");
-let runnerUrl = process.env.RUNNER_URL;
+// npm does not always pass a SIGTERM on to the script (it may simply die), so the script also stops when its
+// parent goes away: it is then re-parented, and its parent pid changes.
+const parentPid = process.ppid;
+const parentWatch = setInterval(() => {
+  if (process.ppid !== parentPid) stopAll(0);
+}, 250);
+parentWatch.unref();
 
+// The settings are the keys of the Worker's own schema, so a new setting is passed on without editing this file.
+const { ConfigSchema, getConfig } = await tsImport("../worker/config.ts", import.meta.url);
+const settingNames = Object.keys(ConfigSchema.shape);
+
+const settings = {};
+for (const name of settingNames) if (process.env[name]) settings[name] = process.env[name];
+// Local mode only: the README's sample server and webhook receiver (both loopback) are reachable by default.
+if (!settings.SSRF_ALLOWLIST) settings.SSRF_ALLOWLIST = `127.0.0.1:${samplesPort},127.0.0.1:${receiverPort}`;
+if (!settings.WEBHOOK_SECRET) {
+  settings.WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+  say(`WEBHOOK_SECRET was unset; generated for this run (webhook receivers verify with it):`);
+  say(`WEBHOOK_SECRET=${settings.WEBHOOK_SECRET}`);
+}
+
+const runnerToken = settings.RUNNER_TOKEN || randomBytes(24).toString("base64url");
 const runnerEntry = join(root, "media-runner", "src", "server.ts");
 const tsx = join(root, "media-runner", "node_modules", ".bin", "tsx");
-if (!runnerUrl && existsSync(runnerEntry) && existsSync(tsx) && process.env.START_RUNNER !== "false") {
-  runnerUrl = `http://127.0.0.1:${runnerPort}`;
+const startRunner = !settings.RUNNER_URL && existsSync(runnerEntry) && existsSync(tsx) && process.env.START_RUNNER !== "false";
+if (startRunner) {
+  settings.RUNNER_URL = `http://127.0.0.1:${runnerPort}`;
+  settings.RUNNER_TOKEN = runnerToken;
+}
+
+try {
+  getConfig(settings);
+} catch (error) {
+  say(`refusing to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+
+/** dotenv syntax: single quotes keep the value literal (no `#` comments, no escapes). */
+function envLine(name, value) {
+  if (/[\r\n']/.test(value)) throw new Error(`${name} cannot contain a newline or a single quote`);
+  return `${name}='${value}'\n`;
+}
+envDir = mkdtempSync(join(tmpdir(), "media-inspect-"));
+const envFile = join(envDir, "worker.env");
+let envText = envLine("ENVIRONMENT", "development");
+for (const [name, value] of Object.entries(settings)) envText += envLine(name, value);
+writeFileSync(envFile, envText, { mode: 0o600 });
+
+const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+const ready = { worker: false, runner: !startRunner };
+const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+function markReady(which) {
+  if (ready[which]) return;
+  ready[which] = true;
+  if (ready.worker && ready.runner) {
+    say(`ready: API ${base}/api/v1/inspect  docs ${base}/api-docs  playground ${base}/`);
+  }
+}
+
+if (startRunner) {
   // The runner exits when its stdin closes, so it cannot outlive this script even on SIGKILL.
   const runner = spawn(tsx, [runnerEntry, "--exit-on-stdin-close"], {
     cwd: root,
-    env: { ...env, RUNNER_PORT: runnerPort, RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: runnerToken },
+    // info: the runner writes one JSON line per job (its default, warn, keeps only problems).
+    // The runner fetches the same origins as the Worker, so it gets the same allow-list (local default included).
+    env: { RUNNER_LOG_LEVEL: "info", ...env, SSRF_ALLOWLIST: settings.SSRF_ALLOWLIST, RUNNER_PORT: runnerPort, RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: runnerToken },
     stdio: ["pipe", "pipe", "pipe"],
   });
   children.push(runner);
-  prefixed(runner, "runner");
+  forward(runner, "runner");
+  createInterface({ input: runner.stdout }).on("line", (line) => {
+    if (line.includes("media-runner listening")) markReady("runner");
+  });
   runner.on("exit", (code) => {
     if (!stopping) {
-      process.stdout.write(`[start] media runner exited (${code}); stopping\n`);
+      say(`media runner exited (${code}); stopping`);
       stopAll(1);
     }
   });
 }
 
-const vars = [];
-for (const name of workerSettings) {
-  const value = name === "RUNNER_URL" ? runnerUrl : name === "RUNNER_TOKEN" ? (runnerUrl ? runnerToken : undefined) : process.env[name];
-  if (value) vars.push("--var", `${name}:${value}`);
-}
-vars.push("--var", "ENVIRONMENT:development");
-
 const wrangler = spawn(
   join(root, "node_modules", ".bin", "wrangler"),
-  ["dev", "--ip", host, "--port", port, "--show-interactive-dev-session=false", ...vars],
+  ["dev", "--ip", host, "--port", port, "--show-interactive-dev-session=false", "--env-file", envFile],
   { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
 );
 children.push(wrangler);
-prefixed(wrangler, "worker");
+forward(wrangler, "worker");
+createInterface({ input: wrangler.stdout }).on("line", (line) => {
+  if (line.includes("Ready on")) markReady("worker");
+});
 wrangler.on("exit", (code) => {
   if (!stopping) {
-    process.stdout.write(`[start] wrangler exited (${code}); stopping\n`);
+    say(`wrangler exited (${code}); stopping`);
     stopAll(code ?? 1);
   }
 });
-process.stdout.write(`[start] service on http://${host}:${port}${runnerUrl ? `, media runner on ${runnerUrl}` : ""}\n`);
+say(`starting the Worker on ${base}${startRunner ? ` and the media runner on ${settings.RUNNER_URL}` : ""}`);

@@ -1,6 +1,21 @@
 import { z } from "zod";
 import { defaultMaxDecodePixels } from "./limits.ts";
 import { MAX_SOURCE_BYTES, THUMBNAIL_MAX_PX } from "../shared/limits.ts";
+import { webhookSecretProblem } from "./webhook/signature.ts";
+
+/** `CORS_ORIGINS` as a list (`*` stays a single entry). */
+export function corsOriginList(value: string): string[] {
+  return value.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** True for a bare origin: scheme, host and optional port, nothing else (what browsers send in `Origin`). */
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * All Worker settings, read once per request from the environment (wrangler vars, `npm start` env, or test
@@ -47,11 +62,17 @@ export const ConfigSchema = z.object({
   STAGE_REQUEUE_AFTER_MS: int(10 * 60_000),
   /** Longest time `profile=full` waits for background stages before answering 202 with the job. Default 25 s. */
   FULL_WAIT_TIMEOUT_MS: int(25_000),
-  /** Secret for webhook signatures (Standard Webhooks: `whsec_` + base64 key). Webhooks are refused while unset. */
+  /**
+   * Secret for webhook signatures (Standard Webhooks: `whsec_` + base64 key of at least 24 bytes). Webhooks are
+   * refused while unset; `npm start` generates one in local mode.
+   */
   WEBHOOK_SECRET: z
     .string()
-    .regex(/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/, "must be whsec_ followed by a base64 key")
     .optional()
+    .superRefine((v, ctx) => {
+      const problem = v === undefined ? undefined : webhookSecretProblem(v);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
     .transform((v) => v ?? ""),
   /** Webhook delivery attempts before giving up. Default 8. */
   WEBHOOK_MAX_ATTEMPTS: int(8),
@@ -59,6 +80,22 @@ export const ConfigSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: int(1_000),
   /** How long finished jobs can be polled. Default 24 h. */
   JOB_TTL_SECONDS: int(86_400),
+  /**
+   * Origins allowed to call the API from a browser (CORS): `*` (default; the API takes no credentials) or a
+   * comma-separated list of origins such as `https://app.example,https://cms.example`.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default("*")
+    .superRefine((v, ctx) => {
+      const bad = corsOriginList(v).filter((o) => o !== "*" && !isOrigin(o));
+      if (bad.length) ctx.addIssue({ code: "custom", message: `not an origin (scheme://host[:port]): ${bad.join(", ")}` });
+    }),
+  /**
+   * Public base URL of this service (`https://media.example`), used wherever it writes its own absolute URLs
+   * (202 `Location`, the `poster` in `playback.html`). Unset: the origin of each request.
+   */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Replaces the origin of every provider oEmbed endpoint (tests point it at a loopback fake). */
   OEMBED_BASE_URL: z.string().optional(),
 });

@@ -103,16 +103,34 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.raw.once("close", () => {
       if (!reply.raw.writableFinished) cancel.abort(new RunnerError("PROCESSING_TIMEOUT", "the caller went away"));
     });
-    return limiter.run(() => {
-      const deadline = AbortSignal.timeout(config.jobTimeoutMs);
-      const signal = AbortSignal.any([cancel.signal, deadline]);
-      return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }).catch((error: unknown) => {
-        if (deadline.aborted) {
-          throw new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);
-        }
-        throw error;
-      });
-    });
+    const job = { host: new URL(parsed.data.url).host, category: parsed.data.category, stages: parsed.data.stages };
+    const received = performance.now();
+    let started = received;
+    // One structured line per job (queue wait, run time, outcome); the request line fastify writes has no job facts.
+    const logJob = (outcome: string, code?: string) =>
+      request.log.info({ job: { ...job, outcome, ...(code ? { code } : {}), waitMs: Math.round(started - received), ms: Math.round(performance.now() - started) } }, "job");
+    return limiter
+      .run(() => {
+        started = performance.now();
+        const deadline = AbortSignal.timeout(config.jobTimeoutMs);
+        const signal = AbortSignal.any([cancel.signal, deadline]);
+        return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }).catch((error: unknown) => {
+          if (deadline.aborted) {
+            throw new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);
+          }
+          throw error;
+        });
+      })
+      .then(
+        (result) => {
+          logJob("ok");
+          return result;
+        },
+        (error: unknown) => {
+          logJob("error", isRunnerError(error) ? error.code : "INTERNAL_ERROR");
+          throw error;
+        },
+      );
   });
 
   return app;

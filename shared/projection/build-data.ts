@@ -2,7 +2,7 @@ import { formatBytes } from "../format/index.ts";
 import type { InspectData } from "../schemas/data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import type { StageName } from "../schemas/stages.ts";
-import { stagesInGroup } from "../stages/index.ts";
+import { stagesFor, stagesInGroup } from "../stages/index.ts";
 import { renderElement, toHtml } from "./html-tags.ts";
 import { stageErrors, stageView } from "./processing.ts";
 
@@ -10,7 +10,7 @@ import { stageErrors, stageView } from "./processing.ts";
  * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
  * `null` while its stage is pending, the value once done, omitted when unsupported or when the stage failed.
  */
-export function buildFullData(record: ResourceRecord): InspectData {
+export function buildFullData(record: ResourceRecord, baseUrl?: string): InspectData {
   const title = record.results.title ?? record.probe.title;
   return {
     identity: {
@@ -28,11 +28,11 @@ export function buildFullData(record: ResourceRecord): InspectData {
     ...(record.provider
       ? { provider: { name: record.provider.name, confidence: record.provider.confidence, detectionMethod: record.provider.detectionMethod } }
       : {}),
-    playback: buildPlayback(record, title),
+    playback: buildPlayback(record, title, baseUrl),
     metadata: buildMetadata(record),
     preview: buildPreview(record),
     ...(record.provider ? { providerData: buildProviderData(record) } : {}),
-    diagnostics: { timings: buildTimings(record), ...withStageErrors(record) },
+    diagnostics: { timings: buildTimings(record), ...withStageErrors(record), stages: buildStageDiagnostics(record), bytesFetched: buildBytes(record) },
     network: { headers: withoutCookies(record.probe.headers) },
     ...(record.category === "webpage" ? { page: buildPage(record) } : {}),
   };
@@ -48,8 +48,8 @@ function isDirectMedia(record: ResourceRecord): boolean {
   return !record.provider && (record.category === "image" || record.category === "video" || record.category === "audio");
 }
 
-function buildPlayback(record: ResourceRecord, title: string | undefined): InspectData["playback"] {
-  const element = renderElement(record, title);
+function buildPlayback(record: ResourceRecord, title: string | undefined, baseUrl: string | undefined): InspectData["playback"] {
+  const element = renderElement(record, title, baseUrl);
   const direct = record.category === "image" || record.category === "video" || record.category === "audio";
   const strategy = record.provider ? "iframe" : direct ? "native" : "link";
   const component = record.provider ? "iframe" : element.tag === "a" ? "a" : element.tag;
@@ -93,11 +93,11 @@ function buildPreview(record: ResourceRecord): InspectData["preview"] {
     if (native) return { thumbnail: { url: native } };
     return { thumbnail: staged(record, "oembed", undefined) };
   }
-  const { thumbnail, placeholder, dominantColor } = record.results;
+  const { thumbnail, placeholder, dominantColor, palette } = record.results;
   return {
     thumbnail: staged(record, "preview:thumbnail", thumbnail),
     placeholder: staged(record, "preview:blurhash", placeholder),
-    palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor } : undefined),
+    palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor, ...(palette ? { colors: palette } : {}) } : undefined),
     dominantColor: staged(record, "preview:palette", dominantColor),
   };
 }
@@ -128,6 +128,27 @@ function withStageErrors(record: ResourceRecord): { stageErrors?: ReturnType<typ
   const errors = stageErrors(record);
   return errors.length > 0 ? { stageErrors: errors } : {};
 }
+
+/** State, engine, time and failure reason of every registered stage (the playground's stage chips and bars). */
+function buildStageDiagnostics(record: ResourceRecord): NonNullable<InspectData["diagnostics"]>["stages"] {
+  const out: NonNullable<NonNullable<InspectData["diagnostics"]>["stages"]> = {};
+  for (const stage of stagesFor(record.category)) {
+    const entry = record.stages[stage];
+    out[stage] = {
+      state: entry?.state ?? "pending",
+      ...(entry?.engine ? { engine: entry.engine } : {}),
+      ...(entry?.durationMs !== undefined ? { durationMs: Math.round(entry.durationMs) } : {}),
+      ...(entry?.error ? { error: entry.error } : {}),
+    };
+  }
+  return out;
+}
+
+function buildBytes(record: ResourceRecord): NonNullable<InspectData["diagnostics"]>["bytesFetched"] {
+  const runner = record.results.runnerBytesFetched;
+  return { worker: record.probe.bytesFetched, ...(runner !== undefined ? { runner } : {}) };
+}
+
 
 /**
  * Integer millisecond timings. `preview` is the longest preview stage when they ran separately (they run

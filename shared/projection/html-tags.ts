@@ -4,8 +4,11 @@ import type { ResourceRecord } from "../schemas/record.ts";
 
 type Attributes = Record<string, string | number | boolean>;
 
-/** Tag name and attributes of the element that renders the resource (also the embed profile's `render`). */
-export function renderElement(record: ResourceRecord, title?: string): { tag: "iframe" | "video" | "audio" | "img" | "a"; attributes: Attributes } {
+/**
+ * Tag name and attributes of the element that renders the resource (also the embed profile's `render`).
+ * `baseUrl` makes the service's own URLs (the generated poster) absolute: the HTML is pasted into other sites.
+ */
+export function renderElement(record: ResourceRecord, title?: string, baseUrl?: string): { tag: "iframe" | "video" | "audio" | "img" | "a"; attributes: Attributes } {
   if (record.provider) {
     const match = { ...record.provider, detectionMethod: "url-parser" } as ProviderMatch;
     return { tag: "iframe", attributes: buildIframeAttributes(match, title ? { title } : {}) };
@@ -21,7 +24,7 @@ export function renderElement(record: ResourceRecord, title?: string): { tag: "i
       };
     }
     case "video":
-      return { tag: "video", attributes: { src, controls: true, preload: "metadata", playsinline: true, allowfullscreen: true, ...thumbPoster(record) } };
+      return { tag: "video", attributes: { src, controls: true, preload: "metadata", playsinline: true, allowfullscreen: true, ...thumbPoster(record, baseUrl) } };
     case "audio":
       return { tag: "audio", attributes: { src, controls: true, preload: "metadata" } };
     default:
@@ -29,8 +32,10 @@ export function renderElement(record: ResourceRecord, title?: string): { tag: "i
   }
 }
 
-function thumbPoster(record: ResourceRecord): Attributes {
-  return record.results.thumbnail ? { poster: record.results.thumbnail.url } : {};
+function thumbPoster(record: ResourceRecord, baseUrl: string | undefined): Attributes {
+  const url = record.results.thumbnail?.url;
+  if (!url) return {};
+  return { poster: baseUrl ? new URL(url, baseUrl).href : url };
 }
 
 /** Serialises an element with every attribute value HTML-escaped. */

@@ -9,8 +9,8 @@ import { stageView } from "./processing.ts";
  * Providers: verified by the registry, and by the network when oEmbed answered. Direct media: rendered
  * natively; framing headers say whether the file's page could be iframed instead.
  */
-export function projectEmbed(record: ResourceRecord, withHtml: boolean): EmbedResponse {
-  const response = projectEmbedData(record);
+export function projectEmbed(record: ResourceRecord, withHtml: boolean, baseUrl?: string): EmbedResponse {
+  const response = projectEmbedData(record, baseUrl);
   if (!withHtml) return response;
   // The html is the element `render` describes (a framable page is a sandboxed iframe, not the link).
   const { render } = response.data;
@@ -19,9 +19,9 @@ export function projectEmbed(record: ResourceRecord, withHtml: boolean): EmbedRe
   return { ...response, data: { ...response.data, html } };
 }
 
-function projectEmbedData(record: ResourceRecord): EmbedResponse {
+function projectEmbedData(record: ResourceRecord, baseUrl: string | undefined): EmbedResponse {
   const title = record.results.title ?? record.probe.title;
-  const element = renderElement(record, title);
+  const element = renderElement(record, title, baseUrl);
   if (record.provider) {
     const oembed = stageView(record, "oembed");
     const networkVerified = oembed === "done" && record.results.oembed !== undefined;

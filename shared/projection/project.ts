@@ -12,6 +12,8 @@ export interface ProjectionOptions {
   expand?: ExpandName[];
   debug?: boolean;
   responseSource: "fresh" | "cache" | "inflight";
+  /** Origin the service's own URLs are resolved against inside HTML (`playback.html`, embed `render`). */
+  baseUrl?: string;
 }
 
 /**
@@ -19,10 +21,10 @@ export interface ProjectionOptions {
  * from the record before any projection, so it is identical for every profile, `fields` and `expand`.
  */
 export function project(record: ResourceRecord, options: ProjectionOptions): InspectResponse | EmbedResponse {
-  if (options.profile === "embed") return projectEmbed(record, options.expand?.includes("html") ?? false);
+  if (options.profile === "embed") return projectEmbed(record, options.expand?.includes("html") ?? false, options.baseUrl);
   const processing = deriveProcessing(record);
   const expand = new Set(options.expand ?? []);
-  const full = buildFullData(record);
+  const full = buildFullData(record, options.baseUrl);
   const data: InspectData = { ...full, playback: full.playback ? { ...full.playback } : undefined };
   const hiddenFields: string[] = [];
 

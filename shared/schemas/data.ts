@@ -12,7 +12,7 @@ export const Identity = z.object({
   finalUrl: z.string().meta({ description: "The URL after redirects" }),
   canonicalUrl: z.string().optional().meta({ description: "Normalised provider URL (provider URLs only)" }),
   mime: z.string().meta({ description: "MIME type sniffed from bytes (bytes win over Content-Type)" }),
-});
+}).meta({ id: "Identity" });
 
 export const Semantic = z.object({
   kind: z.enum(["direct-media", "embed-media", "webpage"]),
@@ -23,13 +23,13 @@ export const Semantic = z.object({
     description: "Direct media: the evidence behind the category and facts, e.g. `tracks:matroska-tracks` (the "
       + "container's track list), `bytes:image/png` (the magic number), `duration:matroska-tail` (computed from the file's end)",
   }),
-});
+}).meta({ id: "Semantic" });
 
 export const Provider = z.object({
   name: z.string().meta({ description: "Lower-case provider name, e.g. youtube" }),
   confidence: z.number().min(0).max(1),
   detectionMethod: z.enum(["url-parser", "oembed-discovery"]),
-});
+}).meta({ id: "Provider" });
 
 export const Playback = z.object({
   strategy: z.enum(["native", "iframe", "link"]).meta({ description: "`link` for web pages that cannot be played" }),
@@ -39,16 +39,16 @@ export const Playback = z.object({
   downloadable: z.boolean(),
   html: z.string().optional().meta({ description: "Ready-to-use HTML (heavy field; see profiles and expand)" }),
   requiresMse: RequiresMse.optional(),
-});
+}).meta({ id: "Playback" });
 
 export const Duration = z.object({
   seconds: z.number().meta({ description: "Seconds, millisecond precision" }),
   formatted: z.string().meta({ description: "m:ss or h:mm:ss" }),
-});
+}).meta({ id: "Duration" });
 export const Bitrate = z.object({
   bps: z.number().meta({ description: "Bits per second" }),
   formatted: z.string(),
-});
+}).meta({ id: "Bitrate" });
 
 const pixels = (what: string) => z.number().int().optional().meta({ description: `${what} in pixels, as displayed` });
 
@@ -63,7 +63,7 @@ export const ImageMetadata = z.object({
   duration: Duration.optional().meta({ description: "Animated images: one play of every frame" }),
   loop: z.number().int().nonnegative().optional()
     .meta({ description: "Animated images: times the animation plays, 0 = forever" }),
-});
+}).meta({ id: "ImageMetadata" });
 export const VideoMetadata = z.object({
   duration: Duration.optional(),
   fps: z.number().optional().meta({ description: "Average frames per second" }),
@@ -80,7 +80,7 @@ export const VideoMetadata = z.object({
   faststart: z.boolean().optional()
     .meta({ description: "MP4/MOV only: the index (moov) precedes the media data, so playback starts before the download ends" }),
   channels: z.number().int().optional().meta({ description: "Audio channels of the soundtrack (absent without one)" }),
-});
+}).meta({ id: "VideoMetadata" });
 export const AudioMetadata = z.object({
   duration: Duration.optional(),
   bitrate: Bitrate.optional(),
@@ -89,7 +89,7 @@ export const AudioMetadata = z.object({
   channelLayout: z.string().optional().meta({ description: "e.g. mono, stereo, 5.1" }),
   bitDepth: z.number().int().optional().meta({ description: "Bits per sample, for codecs that have one (PCM, FLAC, ALAC)" }),
   codec: z.string().optional().meta({ description: "ffprobe's short codec name (aac, opus, mp3, flac)" }),
-});
+}).meta({ id: "AudioMetadata" });
 
 export const Metadata = z.object({
   filename: z.string().optional(),
@@ -98,22 +98,36 @@ export const Metadata = z.object({
   video: VideoMetadata.nullable().optional(),
   audio: AudioMetadata.nullable().optional(),
   streaming: Streaming.optional(),
-});
+}).meta({ id: "Metadata" });
 
 export const Thumbnail = z.object({
   url: z.string().meta({ description: "Service-relative path for generated thumbnails, absolute for provider-native" }),
   dimensions: z.string().regex(/^\d+x\d+$/).optional(),
+}).meta({ id: "Thumbnail" });
+export const Placeholder = z.object({ type: z.literal("blurhash"), value: z.string() }).meta({ id: "Placeholder" });
+/** Palette size limit (shared/media/palette.ts quantises to at most this many colours). */
+export const paletteColorsMax = 6;
+export const PaletteColor = z.object({
+  hex: hexColor,
+  share: z.number().min(0).max(1).meta({ description: "Fraction (0-1) of the opaque pixels in this colour's cluster, 4 decimals" }),
 });
-export const Placeholder = z.object({ type: z.literal("blurhash"), value: z.string() });
+export const Palette = z.object({
+  dominant: hexColor.meta({ description: "The largest colour: equals colors[0].hex (#000000 for a fully transparent image)" }),
+  colors: z.array(PaletteColor).max(paletteColorsMax).optional().meta({
+    description: "Up to 6 colours, largest share first, from median cut + k-means over the thumbnail's pixels " +
+      "(same quantiser at the edge and in the media runner). Shares may sum to under 1: specks under 1 % are dropped. " +
+      "Absent only for results stored before palettes were computed.",
+  }),
+});
 
 export const Preview = z.object({
   thumbnail: Thumbnail.nullable().optional(),
   placeholder: Placeholder.nullable().optional(),
-  palette: z.object({ dominant: hexColor }).nullable().optional(),
-  dominantColor: hexColor.nullable().optional(),
+  palette: Palette.nullable().optional(),
+  dominantColor: hexColor.nullable().optional().meta({ description: "Same as palette.dominant" }),
   waveform: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
   spectrogram: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
-});
+}).meta({ id: "Preview" });
 
 export const ProviderData = z
   .object({
@@ -125,17 +139,29 @@ export const ProviderData = z
       .meta({ description: "The provider's oEmbed answer (null while pending, omitted when the stage failed)" }),
     embeddable: z.boolean().optional(),
   })
-  .meta({ description: "Provider-native data (standard and full only)" });
+  .meta({ description: "Provider-native data (standard and full only)" }).meta({ id: "ProviderData" });
+
+export const StageDiagnostics = z.object({
+  state: z.enum(["pending", "done", "failed"]),
+  engine: z.enum(["edge", "runner", "provider"]).optional().meta({ description: "Where the stage ran" }),
+  durationMs: z.number().int().optional(),
+  error: z.string().optional().meta({ description: "Why the stage failed (or the last transient error while it retries)" }),
+});
 
 export const Diagnostics = z.object({
   timings: z.record(z.string(), z.number().int()).meta({ description: "Milliseconds: total, semantic, mediaFormat, preview, ..." }),
   stageErrors: z.array(StageError).optional()
     .meta({ description: "Why each stage in processing.failedStages failed. Present only when a stage failed." }),
-});
+  stages: z.record(z.string(), StageDiagnostics).optional().meta({ description: "Per registered stage: state, engine, time, failure reason" }),
+  bytesFetched: z.object({
+    worker: z.number().int().nonnegative().meta({ description: "Bytes the Worker pulled from the origin while probing" }),
+    runner: z.number().int().nonnegative().optional().meta({ description: "Bytes the media runner pulled from the origin" }),
+  }).optional(),
+}).meta({ id: "Diagnostics" });
 
 export const Network = z.object({
   headers: z.record(z.string(), z.string()).meta({ description: "Final hop response headers (set-cookie removed)" }),
-});
+}).meta({ id: "Network" });
 
 export const InspectData = z.object({
   identity: Identity.optional(),
@@ -148,7 +174,7 @@ export const InspectData = z.object({
   diagnostics: Diagnostics.optional(),
   network: Network.optional(),
   page: Page.optional(),
-});
+}).meta({ id: "InspectData" });
 export type InspectData = z.infer<typeof InspectData>;
 
 /** Namespaces a caller may name in `fields`. */

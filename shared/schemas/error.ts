@@ -10,12 +10,13 @@ export const errorCodes = [
   "JOB_NOT_FOUND",
   "NOT_FOUND",
   "METHOD_NOT_ALLOWED",
+  "UNSUPPORTED_MEDIA_TYPE",
   "UPSTREAM_TIMEOUT",
   "PAYLOAD_TOO_LARGE",
   "BAD_GATEWAY",
   "INTERNAL_ERROR",
 ] as const;
-export const ErrorCode = z.enum(errorCodes);
+export const ErrorCode = z.enum(errorCodes).meta({ id: "ErrorCode" });
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
 export const ErrorBody = z
@@ -26,5 +27,5 @@ export const ErrorBody = z
       message: z.string().meta({ description: "Human-readable explanation of what to fix" }),
     }),
   })
-  .meta({ description: "Error envelope used by every non-2xx answer" });
+  .meta({ description: "Error envelope used by every non-2xx answer" }).meta({ id: "ErrorBody" });
 export type ErrorBody = z.infer<typeof ErrorBody>;

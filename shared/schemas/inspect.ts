@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { InspectData, namespaceNames } from "./data.ts";
 import { StageError, StageName } from "./stages.ts";
-import { JobBrief } from "./job.ts";
+
+/** Brief job form, as carried by the inspect 202 answer (SPEC 2.5, 3). Here, not in job.ts: job.ts embeds InspectResponse. */
+export const JobBrief = z.object({
+  id: z.string(),
+  status: z.enum(["processing", "complete"]),
+}).meta({ id: "JobBrief" });
+export type JobBrief = z.infer<typeof JobBrief>;
 
 export const profiles = ["fast", "standard", "full", "embed"] as const;
 export const Profile = z.enum(profiles);
@@ -49,11 +55,16 @@ export const maxUrlLength = 2048;
 export const InspectBody = z
   .object({
     url: z.string({ error: (iss) => (iss.input === undefined ? "url is required" : "url must be a string") })
-      .meta({ description: `Public http(s) URL, at most ${maxUrlLength} characters`, example: "https://example.com/video.mp4" }),
+      .meta({
+        description: `Public http(s) URL, at most ${maxUrlLength} characters`,
+        example: "https://example.com/video.mp4",
+        format: "uri",
+        maxLength: maxUrlLength,
+      }),
     webhookUrl: z.string({ error: "webhookUrl must be a string" }).optional()
-      .meta({ description: "Receives one signed completion event (Standard Webhooks)" }),
+      .meta({ description: "Receives one signed completion event (Standard Webhooks)", format: "uri", maxLength: maxUrlLength }),
   })
-  .strict();
+  .strict().meta({ id: "InspectRequest" });
 export type InspectBody = z.infer<typeof InspectBody>;
 
 export const Processing = z.object({
@@ -64,13 +75,13 @@ export const Processing = z.object({
   pendingStages: z.array(StageName),
   failedStages: z.array(StageName).optional()
     .meta({ description: "Stages that ended without a result (counted as completed; their fields are omitted). Present only when non-empty." }),
-});
+}).meta({ id: "Processing" });
 export type Processing = z.infer<typeof Processing>;
 
 export const Projection = z.object({
   profile: Profile,
   hiddenFields: z.array(z.string()).meta({ description: "Namespaces intentionally omitted by the profile" }),
-});
+}).meta({ id: "Projection" });
 
 export const InspectResponse = z.object({
   success: z.literal(true),
@@ -85,7 +96,7 @@ export const InspectResponse = z.object({
   debug: z.object({
     stageErrors: z.array(StageError).meta({ description: "Why each stage in processing.failedStages failed" }),
   }).optional().meta({ description: "With debug=true, when a stage failed" }),
-});
+}).meta({ id: "InspectResponse" });
 export type InspectResponse = z.infer<typeof InspectResponse>;
 
 export const EmbedResponse = z.object({
@@ -124,5 +135,5 @@ export const EmbedResponse = z.object({
     providerCapabilities: z.record(z.string(), z.unknown()).optional(),
     html: z.string().optional(),
   }),
-});
+}).meta({ id: "EmbedResponse" });
 export type EmbedResponse = z.infer<typeof EmbedResponse>;

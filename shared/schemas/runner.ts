@@ -4,7 +4,7 @@
  * ones of the public API (SPEC 2.2), imported so that both sides cannot drift.
  */
 import { z } from "zod";
-import { AudioMetadata, ImageMetadata, Placeholder, VideoMetadata } from "./data.ts";
+import { AudioMetadata, ImageMetadata, PaletteColor, paletteColorsMax, Placeholder, VideoMetadata } from "./data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
 
 export const runnerApiVersion = "v1";
@@ -78,6 +78,8 @@ export const RunnerResponse = z.object({
   thumbnail: RunnerThumbnail.optional(),
   placeholder: Placeholder.optional(),
   dominantColor: z.string().regex(/^#[0-9a-f]{6}$/).optional(),
+  palette: z.array(PaletteColor).max(paletteColorsMax).optional()
+    .meta({ description: "Palette colours, largest share first (shared/media/palette.ts); dominantColor is palette[0].hex" }),
   timings: z.record(z.string(), z.number().int().nonnegative())
     .meta({ description: "Milliseconds per step (fetch, metadata, frame, thumbnail, placeholder, palette, total)" }),
   bytesFetched: z.number().int().nonnegative().optional()

@@ -3,7 +3,7 @@ import { stageNames, stagesFor } from "../stages/registry.ts";
 
 /** Enrichment stage names (SPEC 2.1), as the stage registry (shared/stages/registry.ts) declares them. */
 export { stageNames };
-export const StageName = z.enum(stageNames);
+export const StageName = z.enum(stageNames).meta({ id: "StageName" });
 export type StageName = z.infer<typeof StageName>;
 
 export const mediaCategories = ["image", "video", "audio", "embedded", "webpage"] as const;

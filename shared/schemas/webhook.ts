@@ -17,5 +17,5 @@ export const WebhookEvent = z.object({
     status: z.enum(["completed", "failed"]),
     result: InspectResponse.optional().meta({ description: "The standard-profile inspection result" }),
   }),
-});
+}).meta({ id: "WebhookEvent" });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

@@ -31,6 +31,8 @@ export interface EngineOutput {
   thumbnail?: z.infer<typeof Thumbnail>;
   placeholder?: z.infer<typeof Placeholder>;
   dominantColor?: string;
+  /** Palette colours, largest share first (dominantColor is the first). */
+  palette?: StageResults["palette"];
 }
 
 export interface StageDefinition<N extends string = string> {

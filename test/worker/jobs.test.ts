@@ -95,22 +95,28 @@ describe("job shape", { timeout: 20_000 }, () => {
   });
 });
 
+/** Follows local `$ref`s (schemas are named components) until a schema with content. */
+const resolve = (doc: any, schema: any): any =>
+  schema?.$ref ? resolve(doc, doc.components.schemas[schema.$ref.split("/").pop()]) : schema;
+
 describe("/openapi.json", () => {
   it("documents GET /api/v1/job/{id} with the job statuses, progress, timestamps and the 404", async () => {
     const doc: any = await (await SELF.fetch("http://service/openapi.json")).json();
     const op = doc.paths["/api/v1/job/{id}"].get;
-    const schema = op.responses["200"].content["application/json"].schema;
-    const job = schema.properties.job;
-    expect(job.properties.status.enum).toEqual([...jobStatuses]);
-    expect(job.properties.status.description).toEqual(expect.stringContaining("delayed"));
+    const schema = resolve(doc, op.responses["200"].content["application/json"].schema);
+    const job = resolve(doc, schema.properties.job);
+    const status = resolve(doc, job.properties.status);
+    expect(status.enum).toEqual([...jobStatuses]);
+    expect(status.description).toEqual(expect.stringContaining("delayed"));
     expect(job.properties.progress).toMatchObject({ minimum: 0, maximum: 100 });
     expect(Object.keys(job.properties).sort()).toEqual(["completedAt", "createdAt", "id", "progress", "status"]);
     expect(job.required).toEqual(expect.arrayContaining(["id", "status", "progress", "createdAt"]));
     expect(schema.properties.data).toBeDefined();
-    expect(op.responses["404"].content["application/json"].schema.properties.error.properties.code.enum).toContain("JOB_NOT_FOUND");
+    const errorSchema = resolve(doc, op.responses["404"].content["application/json"].schema);
+    expect(resolve(doc, errorSchema.properties.error.properties.code).enum).toContain("JOB_NOT_FOUND");
     // The inspect 202 carries the brief job form.
-    const inspect202 = doc.paths["/api/v1/inspect"].post.responses["202"].content["application/json"].schema;
-    expect(inspect202.properties.job.properties.status.enum).toEqual(["processing", "complete"]);
+    const inspect202 = resolve(doc, doc.paths["/api/v1/inspect"].post.responses["202"].content["application/json"].schema);
+    expect(resolve(doc, inspect202.properties.job).properties.status.enum).toEqual(["processing", "complete"]);
     expect(inspect202.properties.message).toBeDefined();
   });
 
@@ -121,7 +127,7 @@ describe("/openapi.json", () => {
     expect(hook.parameters.map((p: any) => `${p.in}:${p.name}`).sort()).toEqual([
       "header:webhook-id", "header:webhook-signature", "header:webhook-timestamp",
     ]);
-    const body = hook.requestBody.content["application/json"].schema;
+    const body = resolve(doc, hook.requestBody.content["application/json"].schema);
     expect(body.properties.type.enum).toEqual(["inspection.completed"]);
     expect(Object.keys(body.properties.data.properties).sort()).toEqual(["jobId", "result", "status", "url"]);
     expect(hook.description).toEqual(expect.stringContaining("HMAC-SHA256"));

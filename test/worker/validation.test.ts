@@ -5,6 +5,8 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
 import { onError } from "../../worker/http/error-handling.ts";
+import type { AppEnv } from "../../worker/http/app-env.ts";
+import { maxRequestBodyBytes } from "../../worker/http/json-body.ts";
 import { ErrorBody } from "../../shared/schemas/error.ts";
 import { namespaceNames } from "../../shared/schemas/data.ts";
 import { expandNames, profiles } from "../../shared/schemas/inspect.ts";
@@ -67,6 +69,67 @@ describe("body validation: 400 INVALID_PAYLOAD", () => {
     expect(message).toContain("callback");
     expect(message).toMatch(/url/);
     expect(message).toMatch(/webhookUrl/);
+  });
+});
+
+describe("content type and body size: 415 / 413 in the envelope, never 500, no stack in the log", () => {
+  const errorLog = vi.spyOn(console, "error");
+  const infoLog = vi.spyOn(console, "log");
+  afterEach(() => {
+    errorLog.mockClear();
+    infoLog.mockClear();
+  });
+  const loggedText = () => [...errorLog.mock.calls, ...infoLog.mock.calls].map((args) => args.map(String).join(" ")).join("\n");
+  const json = JSON.stringify({ url: someMedia });
+
+  it.each([
+    ["text/plain", { "content-type": "text/plain" }],
+    ["form-urlencoded (curl -d)", { "content-type": "application/x-www-form-urlencoded" }],
+    ["multipart", { "content-type": "multipart/form-data; boundary=x" }],
+    ["no content type", {} as Record<string, string>],
+  ])("a JSON body sent as %s -> 415 UNSUPPORTED_MEDIA_TYPE naming application/json", async (_name, headers) => {
+    const message = await expectError(await post(json, "", headers), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expect(message).toContain("application/json");
+    expectNoStack(loggedText());
+    expect(errorLog).not.toHaveBeenCalled();
+  });
+
+  it("accepts application/json with a charset parameter", async () => {
+    const response = await post(JSON.stringify({ url: "ftp://example.com/a" }), "", { "content-type": "application/json; charset=utf-8" });
+    await expectError(response, 400, "INVALID_URL");
+  });
+
+  it("a body over the limit (declared length) -> 413 PAYLOAD_TOO_LARGE before parsing", async () => {
+    const big = JSON.stringify({ url: someMedia, pad: "x".repeat(maxRequestBodyBytes) });
+    const message = await expectError(await post(big), 413, "PAYLOAD_TOO_LARGE");
+    expect(message).toContain(String(maxRequestBodyBytes));
+  });
+
+  it("a streamed body over the limit (no Content-Length) -> 413, even when it is not JSON at all", async () => {
+    const chunk = new TextEncoder().encode("{".repeat(4096));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > maxRequestBodyBytes * 4) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await SELF.fetch("http://service/api/v1/inspect", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    await expectError(response, 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("a body at the limit is parsed (then judged on its content)", async () => {
+    const padded = JSON.stringify({ url: someMedia, pad: "" });
+    const exact = padded.replace('"pad":""', `"pad":"${"x".repeat(maxRequestBodyBytes - padded.length)}"`);
+    expect(exact.length).toBe(maxRequestBodyBytes);
+    const message = await expectError(await post(exact), 400, "INVALID_PAYLOAD");
+    expect(message).toContain("pad");
   });
 });
 
@@ -197,7 +260,7 @@ describe("unexpected exceptions: 500 without internals", () => {
   });
 
   it("onError hides the message and stack of any thrown error", async () => {
-    const app = new OpenAPIHono();
+    const app = new OpenAPIHono<AppEnv>();
     app.get("/boom", () => {
       const err = new Error("secret at /work/main/worker/x.ts:12:3 password=hunter2");
       err.stack = `Error: secret\n    at handler (/work/main/worker/x.ts:12:3)\n    at dispatch (node_modules/hono/dist/compose.js:22:5)`;
@@ -206,5 +269,33 @@ describe("unexpected exceptions: 500 without internals", () => {
     app.onError(onError);
     const message = await expectError(await app.request("/boom"), 500, "INTERNAL_ERROR");
     expect(message).not.toMatch(/secret|hunter2/);
+  });
+});
+
+describe("CORS_ORIGINS narrows the allowed origins", () => {
+  const app = createApp();
+  const call = (origin: string, method = "GET") =>
+    app.fetch(
+      new Request("http://service/api/v1/job/nope", {
+        method,
+        headers: { origin, ...(method === "OPTIONS" ? { "access-control-request-method": "POST" } : {}) },
+      }),
+      { ...(env as object), CORS_ORIGINS: "https://app.example, http://127.0.0.1:3000" },
+    );
+
+  it.each(["https://app.example", "http://127.0.0.1:3000"])("a listed origin (%s) is echoed, with Vary: Origin", async (origin) => {
+    const response = await call(origin);
+    expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(response.headers.get("vary")).toMatch(/origin/i);
+  });
+
+  it("another origin gets no Access-Control-Allow-Origin, for requests and preflights", async () => {
+    expect((await call("https://evil.example")).headers.get("access-control-allow-origin")).toBeNull();
+    expect((await call("https://evil.example", "OPTIONS")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("the default is * for any origin", async () => {
+    const response = await SELF.fetch("http://service/api/v1/job/nope", { headers: { origin: "https://any.example" } });
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
   });
 });

@@ -69,6 +69,7 @@ export async function runEdgeImageStages(
       thumbnail: { url: thumbnailPath(key), dimensions: `${result.thumbnail.width}x${result.thumbnail.height}` },
       placeholder: { type: "blurhash", value: result.placeholder },
       dominantColor: result.dominantColor,
+      palette: result.palette.colors,
     },
     engine: "edge",
     durationMs: performance.now() - fetchedAt,

@@ -1,47 +1,103 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
+import type { Context } from "hono";
+import { setMetric, startTime, endTime, timing } from "hono/timing";
+import { getConfig } from "../config.ts";
 import { inspectUrl } from "../inspect/inspect-service.ts";
-import { errorBody } from "../errors/api-error.ts";
-import { notFound, onError, validationHook } from "./error-handling.ts";
-import { completionWebhook, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { getJob } from "../jobs/job-service.ts";
-import { objectKeyForFile } from "../enrich/thumbnail-store.ts";
+import type { AppEnv } from "./app-env.ts";
+import { corsForConfiguredOrigins } from "./cors.ts";
+import { notFound, onError, validationHook } from "./error-handling.ts";
+import { requestBodyLimit } from "./json-body.ts";
+import { annotate, requestIdentity, requestLog } from "./request-log.ts";
+import { completionWebhook, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
+import { serveThumbnail } from "./thumbnail-handler.ts";
+
+/** Seconds a 202 asks the caller to wait before polling its job (`Retry-After`). */
+export const jobPollAfterSeconds = 2;
+
+/** The service's public origin: `PUBLIC_BASE_URL` when configured, else the origin this request came to. */
+function publicBaseUrl(c: Context<AppEnv>): string {
+  return (getConfig(c.env).PUBLIC_BASE_URL ?? new URL(c.req.url).origin).replace(/\/+$/, "");
+}
+
+/** Server-Timing metric names are tokens: stage names such as `metadata:image` become `stage-metadata-image`. */
+const metricName = (stage: string) => `stage-${stage.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 
 export function createApp() {
-  const app = new OpenAPIHono<{ Bindings: Env }>({ defaultHook: validationHook });
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  app.openapi(inspectRoute, async (c) => {
-    const outcome = await inspectUrl(c.env, c.req.valid("json"), c.req.valid("query"));
+  // Order matters: the id first (every later line and response carries it), then the log line (it sees the
+  // final status), CORS (preflights answered before routing), then per-route limits before any parsing.
+  app.use(requestIdentity);
+  app.use(requestLog);
+  app.use(corsForConfiguredOrigins);
+  app.use("/api/v1/inspect", timing({ totalDescription: "this request", crossOrigin: true }));
+  app.post("/api/v1/inspect", requestBodyLimit);
+  // (per-client rate limit on POST /api/v1/inspect: worker/http/rate-limit.ts)
+
+  // Chained so the route types accumulate into AppType (what `hono/client` reads).
+  const routes = app
+    .openapi(inspectRoute, async (c) => {
+    const body = c.req.valid("json");
+    const query = c.req.valid("query");
+    annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
+    const base = publicBaseUrl(c);
+    startTime(c, "inspect", "Durable Object round trip");
+    const outcome = await inspectUrl(c.env, body, query, base);
+    endTime(c, "inspect");
+    const { record } = outcome;
+    for (const [stage, ms] of Object.entries(record.timings)) setMetric(c, metricName(stage), ms, `stage ${stage}`);
+    annotate(c, {
+      responseSource: outcome.responseSource,
+      // Only the request that probed pulled bytes; cached and joined answers pulled none themselves.
+      bytesPulled: outcome.responseSource === "fresh" ? record.probe.bytesFetched : 0,
+      ...(outcome.pendingJobId ? { jobId: outcome.pendingJobId } : {}),
+    });
+    if (outcome.status === 202 && outcome.pendingJobId) {
+      c.header("Location", `${base}/api/v1/job/${outcome.pendingJobId}`);
+      c.header("Retry-After", String(jobPollAfterSeconds));
+    }
     return c.json(outcome.body as never, outcome.status);
-  });
-
-  app.openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id), 200));
-
-  app.openapi(thumbnailRoute, async (c) => {
-    const key = objectKeyForFile(c.req.valid("param").file);
-    const object = key ? await c.env.THUMBNAILS.get(key) : null;
-    if (!object) return c.json(errorBody("NOT_FOUND", "No such thumbnail."), 404);
-    // Keys are content-addressed by resource and size, so the bytes never change: cache for a year.
-    return new Response(object.body, {
-      headers: { "content-type": "image/webp", "cache-control": "public, max-age=31536000, immutable", etag: object.httpEtag },
-    }) as never;
-  });
+  })
+    .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
+    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   app.openAPIRegistry.registerWebhook(completionWebhook);
-  app.doc31("/openapi.json", {
+  app.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {
       title: "Media URL Inspection API",
       version: "1.0.0",
       description: "Inspects an http(s) URL without downloading it: type, playback, metadata, previews, provider data.",
     },
-  });
+    servers: [{ url: publicBaseUrl(c as Context<AppEnv>), description: "This service" }],
+    // A public API: no operation needs a credential.
+    security: [],
+    tags: [
+      { name: "Inspection", description: "Inspect a URL" },
+      { name: "Jobs", description: "Poll background enrichments" },
+      { name: "Thumbnails", description: "Generated previews" },
+      { name: "Webhooks", description: "Events sent to a webhookUrl" },
+    ],
+  }));
   // Swagger UI assets are served from /vendor by Workers Static Assets, so the page works offline.
   app.get("/api-docs", swaggerUI({ url: "/openapi.json", baseUrl: "/vendor", title: "Media URL Inspection API" } as never));
 
   app.notFound(notFound);
   app.onError(onError);
-  return app;
+  return routes;
+}
+
+/** The app's type, for `hono/client` (see client/). */
+export type AppType = ReturnType<typeof createApp>;
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,11 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ErrorCode } from "../../shared/schemas/error.ts";
 import { ApiError, errorBody } from "../errors/api-error.ts";
+import type { AppEnv } from "./app-env.ts";
+import { annotate, logLine } from "./request-log.ts";
 
 /** Routes and their methods, so a wrong method gets 405 (with Allow) rather than 404. */
 const knownRoutes: { pattern: RegExp; methods: string[] }[] = [
@@ -11,32 +15,66 @@ const knownRoutes: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/(openapi\.json|api-docs|health)$/, methods: ["GET"] },
 ];
 
-export function notFound(c: Context): Response {
+export function notFound(c: Context<AppEnv>): Response {
   const path = new URL(c.req.url).pathname;
   const route = knownRoutes.find((r) => r.pattern.test(path));
   if (route) {
-    return c.json(errorBody("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed here; use ${route.methods.join(", ")}.`), 405, {
+    return errorResponse(c, 405, "METHOD_NOT_ALLOWED", `${c.req.method} is not allowed here; use ${route.methods.join(", ")}.`, {
       allow: route.methods.join(", "),
     });
   }
-  return c.json(errorBody("NOT_FOUND", `No route for ${c.req.method} ${path}. See /api-docs.`), 404);
+  return errorResponse(c, 404, "NOT_FOUND", `No route for ${c.req.method} ${path}. See /api-docs.`);
 }
 
-/** The single error handler: known errors keep their status and message; anything else is a bare 500. */
-export function onError(err: Error, c: Context): Response {
-  if (err instanceof ApiError) return c.json(errorBody(err.code, err.publicMessage), err.status);
-  if (err instanceof HTTPException && err.status === 400) {
-    // Hono's JSON validator throws this for a body that is not valid JSON.
-    return c.json(errorBody("INVALID_PAYLOAD", "The request body must be valid JSON: { \"url\": \"https://...\" }."), 400);
+/** The error envelope, with the code noted in the request log line. */
+export function errorResponse(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  code: ErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
+  annotate(c, { errorCode: code });
+  return c.json(errorBody(code, message), status, headers);
+}
+
+/** Hono's own client-error exceptions (validator, media-type gate), as envelope codes with a message saying what to send. */
+function clientErrorFrom(err: HTTPException, c: Context<AppEnv>): { status: ContentfulStatusCode; code: ErrorCode; message: string } {
+  if (err.status === 415) {
+    const sent = c.req.header("content-type");
+    return {
+      status: 415,
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      message: `Send the body as JSON with the header Content-Type: application/json (${sent ? `got ${sent.slice(0, 100)}` : "no Content-Type was sent"}).`,
+    };
   }
-  console.error("unhandled error", err);
-  return c.json(errorBody("INTERNAL_ERROR", "Internal error. The request was not completed."), 500);
+  if (err.status === 413) return { status: 413, code: "PAYLOAD_TOO_LARGE", message: "The request body is too large." };
+  // The JSON validator throws 400 for a body that does not parse.
+  return {
+    status: 400,
+    code: "INVALID_PAYLOAD",
+    message: "The request body must be valid JSON sent with Content-Type: application/json: { \"url\": \"https://...\" }.",
+  };
+}
+
+/**
+ * The single error handler: known errors keep their status and message; client errors from Hono become 4xx
+ * envelopes (never a 500, never a stack in the log); anything else is a bare 500, logged with its stack.
+ */
+export function onError(err: Error, c: Context<AppEnv>): Response {
+  if (err instanceof ApiError) return errorResponse(c, err.status, err.code, err.publicMessage);
+  if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
+    const { status, code, message } = clientErrorFrom(err, c);
+    return errorResponse(c, status, code, message);
+  }
+  logLine(c, "error", "unhandled error", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  return errorResponse(c, 500, "INTERNAL_ERROR", "Internal error. The request was not completed.");
 }
 
 /** Formats zod validation failures from @hono/zod-openapi into the error envelope. */
 export function validationHook(
   result: { success: true } | { success: false; error: ZodError; target?: string },
-  c: Context,
+  c: Context<AppEnv>,
 ): Response | undefined {
   if (result.success) return undefined;
   const target = result.target ?? "json";
@@ -49,7 +87,7 @@ export function validationHook(
     .join("; ");
   if (target === "json") {
     const body = message.includes("expected object") || message === "" ? "The body must be a JSON object: { \"url\": \"https://...\" }." : message;
-    return c.json(errorBody("INVALID_PAYLOAD", body), 400);
+    return errorResponse(c, 400, "INVALID_PAYLOAD", body);
   }
-  return c.json(errorBody("INVALID_PARAMETER", message), 400);
+  return errorResponse(c, 400, "INVALID_PARAMETER", message);
 }

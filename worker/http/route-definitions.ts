@@ -3,66 +3,143 @@ import { ErrorBody } from "../../shared/schemas/error.ts";
 import { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import { JobResource } from "../../shared/schemas/job.ts";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
+import { errorExamples as e, inspectExamples, jobExamples } from "./openapi-examples.ts";
+import { maxRequestBodyBytes } from "./json-body.ts";
+import { maxRequestIdLength } from "./request-log.ts";
 
-const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
+type Example = { summary?: string; value: unknown };
 
-const errorResponses = {
-  400: errorResponse("INVALID_URL, INVALID_PAYLOAD or INVALID_PARAMETER: the message says what to fix"),
-  403: errorResponse("SSRF_BLOCKED: the target (or a redirect hop) resolves to a denied address"),
-  404: errorResponse("RESOURCE_NOT_FOUND: the remote server answered 404"),
-  408: errorResponse("UPSTREAM_TIMEOUT: the remote exchange passed the 10 s deadline"),
-  413: errorResponse("PAYLOAD_TOO_LARGE: the remote file exceeds 50 MB (declared or streamed)"),
-  500: errorResponse("INTERNAL_ERROR: unexpected failure (no internals are disclosed)"),
-  502: errorResponse("BAD_GATEWAY: the remote server failed, reset, redirected too often or sent garbage"),
+const errorResponse = (description: string, examples: Record<string, Example>) => ({
+  description,
+  headers: { "X-Request-Id": requestIdHeader },
+  content: { "application/json": { schema: ErrorBody, examples } },
+});
+const one = (summary: string, value: unknown) => ({ summary, value });
+
+const requestIdHeader = {
+  description: `The caller's X-Request-Id when it is at most ${maxRequestIdLength} characters of [A-Za-z0-9_=-], else a generated UUID. Present on every response and in the server's log line.`,
+  schema: { type: "string" as const },
+};
+
+const methodNotAllowed = (allowed: string) =>
+  errorResponse(`METHOD_NOT_ALLOWED: another method on this path (the Allow header lists ${allowed})`, {
+    methodNotAllowed: one("Wrong method", e.methodNotAllowed),
+  });
+const internal = errorResponse("INTERNAL_ERROR: unexpected failure (no internals are disclosed)", { internal: one("Internal error", e.internal) });
+
+const inspectErrors = {
+  400: errorResponse("INVALID_URL, INVALID_PAYLOAD or INVALID_PARAMETER: the message says what to fix", {
+    invalidUrl: one("INVALID_URL: not an http(s) URL", e.invalidUrl),
+    invalidPayload: one("INVALID_PAYLOAD: a required field is missing", e.invalidPayload),
+    invalidJson: one("INVALID_PAYLOAD: the body is not JSON", e.invalidJson),
+    invalidParameter: one("INVALID_PARAMETER: a bad query parameter", e.invalidParameter),
+  }),
+  403: errorResponse("SSRF_BLOCKED: the target (or a redirect hop, or the webhookUrl) resolves to a denied address", {
+    ssrfBlocked: one("SSRF_BLOCKED", e.ssrfBlocked),
+  }),
+  404: errorResponse("RESOURCE_NOT_FOUND: the remote server answered 404", { resourceNotFound: one("RESOURCE_NOT_FOUND", e.resourceNotFound) }),
+  405: methodNotAllowed("POST"),
+  408: errorResponse("UPSTREAM_TIMEOUT: the remote exchange passed the 10 s deadline", { timeout: one("UPSTREAM_TIMEOUT", e.timeout) }),
+  413: errorResponse(
+    `PAYLOAD_TOO_LARGE: the remote file exceeds 50 MB (declared or streamed), or this request's body exceeds ${maxRequestBodyBytes} bytes (checked before parsing)`,
+    { remoteTooLarge: one("The remote file is too large", e.remoteTooLarge), bodyTooLarge: one("The request body is too large", e.bodyTooLarge) },
+  ),
+  415: errorResponse("UNSUPPORTED_MEDIA_TYPE: the body was sent without Content-Type: application/json", {
+    unsupportedMediaType: one("UNSUPPORTED_MEDIA_TYPE", e.unsupportedMediaType),
+  }),
+  500: internal,
+  502: errorResponse("BAD_GATEWAY: the remote server failed, reset, redirected too often or sent garbage", { badGateway: one("BAD_GATEWAY", e.badGateway) }),
 } as const;
+
+const timingHeaders = {
+  "X-Request-Id": requestIdHeader,
+  "Server-Timing": {
+    description: "This request's total time and the resource's stage timings (ms), e.g. `total;dur=12, stage-mediaFormat;dur=14`",
+    schema: { type: "string" as const },
+  },
+};
 
 export const inspectRoute = createRoute({
   method: "post",
   path: "/api/v1/inspect",
+  operationId: "inspectUrl",
+  tags: ["Inspection"],
   summary: "Inspect a media URL",
   description:
     "Probes a public http(s) URL with Range requests (never a full download) and answers what it is and how to show it. " +
     "`profile` picks depth: fast (no generated previews), standard (200 when complete, else 202 with a job), full (waits " +
     "for every stage, includes diagnostics), embed (render instructions only). A stage that fails ends as done with no " +
-    "result: its fields are omitted and it is listed in processing.failedStages.",
+    `result: its fields are omitted and it is listed in processing.failedStages. The body is JSON of at most ${maxRequestBodyBytes} bytes.`,
   request: {
     query: InspectQuery,
-    body: { required: true, content: { "application/json": { schema: InspectBody } } },
+    body: { required: true, description: "Content-Type: application/json", content: { "application/json": { schema: InspectBody } } },
   },
   responses: {
     200: {
       description: "Inspection result (complete, cached, or fast). profile=embed answers the embed shape.",
-      content: { "application/json": { schema: z.union([InspectResponse, EmbedResponse]) } },
+      headers: timingHeaders,
+      content: { "application/json": { schema: z.union([InspectResponse, EmbedResponse]), examples: inspectExamples[200] } },
     },
     202: {
       description:
         "standard profile on heavy media: the initial inspection is done; enrichments continue as `job`. Also `full` when " +
         "the stages did not finish within FULL_WAIT_TIMEOUT_MS (default 25 s): the same answer, so the caller can poll the job.",
-      content: { "application/json": { schema: InspectResponse } },
+      headers: {
+        ...timingHeaders,
+        Location: { description: "Absolute URL of the job to poll (GET)", schema: { type: "string" as const, format: "uri" } },
+        "Retry-After": { description: "Seconds to wait before polling the job", schema: { type: "integer" as const } },
+      },
+      content: { "application/json": { schema: InspectResponse, examples: inspectExamples[202] } },
     },
-    ...errorResponses,
+    ...inspectErrors,
   },
 });
 
 export const jobRoute = createRoute({
   method: "get",
   path: "/api/v1/job/{id}",
+  operationId: "getJob",
+  tags: ["Jobs"],
   summary: "Get an enrichment job",
-  request: { params: z.object({ id: z.string().meta({ description: "Job id from a 202 inspect answer" }) }) },
+  request: {
+    params: z.object({
+      id: z.string().meta({ description: "Job id from a 202 inspect answer (also its Location header)", example: jobExamples.running.value.job.id }),
+    }),
+  },
   responses: {
-    200: { description: "The job; `data` holds the inspection result once completed", content: { "application/json": { schema: JobResource } } },
-    404: errorResponse("JOB_NOT_FOUND: unknown, expired or malformed job id"),
+    200: {
+      description: "The job; `data` holds the inspection result (standard profile) once completed",
+      headers: { "X-Request-Id": requestIdHeader },
+      content: { "application/json": { schema: JobResource, examples: jobExamples } },
+    },
+    404: errorResponse("JOB_NOT_FOUND: unknown, expired or malformed job id", { jobNotFound: one("JOB_NOT_FOUND", e.jobNotFound) }),
+    405: methodNotAllowed("GET"),
+    500: internal,
   },
 });
 
 export const thumbnailRoute = createRoute({
   method: "get",
   path: "/api/v1/thumbnails/{file}",
+  operationId: "getThumbnail",
+  tags: ["Thumbnails"],
   summary: "A generated thumbnail (WebP)",
-  request: { params: z.object({ file: z.string() }) },
+  request: {
+    params: z.object({ file: z.string().meta({ description: "File name from preview.thumbnail.url" }) }),
+    headers: z.object({
+      "if-none-match": z.string().optional().meta({ description: "An ETag from an earlier answer: 304 when unchanged" }),
+    }),
+  },
   responses: {
-    200: { description: "WebP image, cacheable for a year (content-addressed)", content: { "image/webp": { schema: z.string().meta({ format: "binary" }) } } },
-    404: errorResponse("NOT_FOUND: no such thumbnail"),
+    200: {
+      description: "WebP image, cacheable for a year (content-addressed)",
+      headers: { ETag: { description: "Entity tag for If-None-Match", schema: { type: "string" as const } }, "X-Request-Id": requestIdHeader },
+      content: { "image/webp": { schema: z.string().meta({ format: "binary" }) } },
+    },
+    304: { description: "Not modified: the If-None-Match ETag is current", headers: { ETag: { schema: { type: "string" as const } } } },
+    404: errorResponse("NOT_FOUND: no such thumbnail", { thumbnailNotFound: one("NOT_FOUND", e.thumbnailNotFound) }),
+    405: methodNotAllowed("GET"),
+    500: internal,
   },
 });
 
@@ -70,6 +147,8 @@ export const thumbnailRoute = createRoute({
 export const completionWebhook = {
   method: "post" as const,
   path: "inspection.completed",
+  operationId: "inspectionCompleted",
+  tags: ["Webhooks"],
   summary: "Inspection completed",
   description:
     "Sent once per inspection that named a webhookUrl, when every stage is done. Signed per Standard Webhooks: " +

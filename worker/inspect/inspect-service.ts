@@ -12,10 +12,18 @@ import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
 export interface InspectOutcome {
   status: 200 | 202;
   body: InspectResponse | EmbedResponse;
+  /** The record answered from (for the request log and Server-Timing), and where the answer came from. */
+  record: ResourceRecord;
+  responseSource: "fresh" | "cache" | "inflight";
+  /** Present when the caller can poll a job still running. */
+  pendingJobId?: string;
 }
 
-/** One inspection: validate, route to the resource's Durable Object, project for the caller. */
-export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery): Promise<InspectOutcome> {
+/**
+ * One inspection: validate, route to the resource's Durable Object, project for the caller. `baseUrl` is the
+ * service's public origin, used for its own URLs inside HTML.
+ */
+export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery, baseUrl?: string): Promise<InspectOutcome> {
   if (query.expand?.includes("rawHeaders") && !query.debug) {
     throw errors.invalidParameter("expand=rawHeaders requires debug=true.");
   }
@@ -47,6 +55,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(query.expand ? { expand: query.expand } : {}),
     debug: query.debug,
     responseSource: reply.responseSource,
+    ...(baseUrl ? { baseUrl } : {}),
   });
   const pending = reply.job?.status === "processing";
   if (reply.job && "processing" in projected) {
@@ -56,7 +65,14 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
         "The initial inspection is complete; heavy enrichments continue in the background. Poll GET /api/v1/job/{id} or wait for the webhook.";
     }
   }
-  return { status: pending && query.profile !== "fast" ? 202 : 200, body: projected };
+  const status = pending && query.profile !== "fast" ? 202 : 200;
+  return {
+    status,
+    body: projected,
+    record,
+    responseSource: reply.responseSource,
+    ...(status === 202 && reply.job ? { pendingJobId: reply.job.id } : {}),
+  };
 }
 
 /** A webhook target is checked like any outbound request, at request time: a denied address is refused now. */

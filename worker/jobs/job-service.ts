@@ -1,5 +1,6 @@
 import { project } from "../../shared/projection/index.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
+import type { InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { JobReply } from "../resource/resource-object.ts";
 import { objectIdOfJob } from "./job-id.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -8,7 +9,7 @@ const notFound = (id: string) =>
   new ApiError(404, "JOB_NOT_FOUND", `No job with id ${JSON.stringify(id.slice(0, 200))} (unknown, expired or malformed).`);
 
 /** GET /api/v1/job/{id}: the job's extended form, plus the standard-profile result once completed. */
-export async function getJob(env: Env, id: string): Promise<JobResource> {
+export async function getJob(env: Env, id: string, baseUrl?: string): Promise<JobResource> {
   const objectId = objectIdOfJob(id);
   if (!objectId) throw notFound(id);
   let durableId: DurableObjectId;
@@ -21,7 +22,7 @@ export async function getJob(env: Env, id: string): Promise<JobResource> {
   if (!reply.found) throw notFound(id);
   const data =
     reply.job.status === "completed" && reply.record
-      ? (project(reply.record, { profile: "standard", responseSource: "cache" }) as unknown as Record<string, unknown>)
+      ? (project(reply.record, { profile: "standard", responseSource: "cache", ...(baseUrl ? { baseUrl } : {}) }) as InspectResponse)
       : undefined;
   return { success: true, job: reply.job, ...(data ? { data } : {}) };
 }

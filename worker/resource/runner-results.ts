@@ -31,15 +31,16 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
     const reported = r.stages?.[stageDefinition(stage).runnerStage as RunnerStage];
     if (reported && reported.status !== "done") failures[stage] = reported.reason ?? `the media runner ${reported.status} it`;
   }
-  const { metadata, thumbnail, placeholder, dominantColor } = r;
+  const { metadata, thumbnail, placeholder, dominantColor, palette } = r;
   changed = applyEngineResult(record, {
     stages: targets,
-    output: { ...(metadata ? { metadata } : {}), ...(thumbnail ? { thumbnail } : {}), ...(placeholder ? { placeholder } : {}), ...(dominantColor ? { dominantColor } : {}) },
+    output: { ...(metadata ? { metadata } : {}), ...(thumbnail ? { thumbnail } : {}), ...(placeholder ? { placeholder } : {}), ...(dominantColor ? { dominantColor } : {}), ...(palette ? { palette } : {}) },
     engine: "runner",
     ...(r.timings.total !== undefined ? { durationMs: r.timings.total } : {}),
     failures,
     missingReason: "the media runner produced no result",
   }) || changed;
+  if (changed && r.bytesFetched !== undefined) record.results.runnerBytesFetched = r.bytesFetched;
   if (changed) {
     for (const [k, v] of Object.entries(r.timings)) record.timings[`runner.${k}`] = v;
     if (r.timings.thumbnail !== undefined || r.timings.frame !== undefined) {

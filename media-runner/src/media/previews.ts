@@ -1,11 +1,11 @@
 /**
- * Visual previews from one decoded picture: a WebP thumbnail, a blurhash placeholder and the dominant
- * colour. The source is decoded once, straight to thumbnail size; placeholder and colour are computed from
+ * Visual previews from one decoded picture: a WebP thumbnail, a blurhash placeholder and the colour
+ * palette. The source is decoded once, straight to thumbnail size; placeholder and colour are computed from
  * that small raster, so their cost does not depend on the source resolution.
  */
 import { encode as encodeBlurhash } from "blurhash";
 import sharp from "sharp";
-import { dominantColor } from "../../../shared/media/dominant-color.ts";
+import { type Palette, quantizePalette } from "../../../shared/media/palette.ts";
 import type { RunnerThumbnail } from "../../../shared/schemas/runner.ts";
 
 export interface Raster {
@@ -18,7 +18,7 @@ export interface Raster {
 
 /** Blurhash input size: the encoder's cost grows with pixels, and 32 px holds all a 4x3 hash can show. */
 const placeholderPx = 32;
-/** Dominant-colour input size: enough pixels for a stable histogram mode. */
+/** Palette input size: enough pixels for stable clusters, few enough for a quick quantiser (same as the edge). */
 const palettePx = 64;
 const webpQuality = 78;
 
@@ -61,9 +61,9 @@ export async function placeholderOf(raster: Raster): Promise<{ type: "blurhash";
   return { type: "blurhash", value };
 }
 
-export async function dominantColorOf(raster: Raster): Promise<string> {
+export async function paletteOf(raster: Raster): Promise<Palette> {
   const { data, info } = await downscale(raster, palettePx);
-  return dominantColor(data, info.width, info.height);
+  return quantizePalette(data, info.width, info.height);
 }
 
 /** Share of pixels that must be near-black for a frame to count as black (fade-ins, slates). */

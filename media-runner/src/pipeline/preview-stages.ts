@@ -4,17 +4,23 @@
  * and one preview failing leaves the others.
  */
 import type { RunnerRequest, RunnerResponse, RunnerStage, RunnerStageOutcome } from "../../../shared/schemas/runner.ts";
-import { dominantColorOf, placeholderOf, thumbnailOf, type Raster } from "../media/previews.ts";
+import { paletteOf, placeholderOf, thumbnailOf, type Raster } from "../media/previews.ts";
 import type { Timings } from "./context.ts";
 import { isRunnerError } from "../errors.ts";
 
-type Previews = Pick<RunnerResponse, "thumbnail" | "placeholder" | "dominantColor">;
+type Previews = Pick<RunnerResponse, "thumbnail" | "placeholder" | "dominantColor" | "palette">;
 export type StageOutcomes = Partial<Record<RunnerStage, RunnerStageOutcome>>;
 
 const previewStages: ReadonlyArray<{ stage: RunnerStage; run: (raster: Raster) => Promise<Previews> }> = [
   { stage: "thumbnail", run: async (raster) => ({ thumbnail: await thumbnailOf(raster) }) },
   { stage: "placeholder", run: async (raster) => ({ placeholder: await placeholderOf(raster) }) },
-  { stage: "palette", run: async (raster) => ({ dominantColor: await dominantColorOf(raster) }) },
+  {
+    stage: "palette",
+    run: async (raster) => {
+      const { dominant, colors } = await paletteOf(raster);
+      return { dominantColor: dominant, palette: colors };
+    },
+  },
 ];
 
 export function wantsPreview(request: RunnerRequest): boolean {

@@ -1,7 +1,8 @@
 import { PhotonImage } from "@cf-wasm/photon/workerd";
 import { edgeFormatForMime, edgeFormats } from "./edge-formats.ts";
 import { type ImageHeaderInfo, readImageHeader } from "./header/read-image-header.ts";
-import { dominantHex } from "./steps/palette.ts";
+import type { Palette } from "../../../shared/media/palette.ts";
+import { paletteOf } from "./steps/palette.ts";
 import { blurhashPlaceholder } from "./steps/placeholder.ts";
 import { downscaleUpright, encodeWebp } from "./steps/thumbnail.ts";
 
@@ -16,8 +17,10 @@ export interface EdgeImageResult {
   thumbnail: { bytes: Uint8Array; width: number; height: number; contentType: "image/webp" };
   /** Blurhash of a downscale of the thumbnail. */
   placeholder: string;
-  /** "#rrggbb", histogram mode of a downscale of the thumbnail. */
+  /** "#rrggbb": the palette's largest colour (palette.colors[0]). */
   dominantColor: string;
+  /** Palette of a downscale of the thumbnail (shared/media/palette.ts). */
+  palette: Palette;
 }
 
 export type EdgeImageFailure = "unsupported-format" | "too-large" | "decode-failed";
@@ -82,7 +85,7 @@ export async function processImageAtEdge(bytes: Uint8Array, mime: string, opts: 
     lap("webpEncode");
     const placeholder = blurhashPlaceholder(thumb);
     lap("blurhash");
-    const dominantColor = dominantHex(thumb);
+    const palette = paletteOf(thumb);
     lap("palette");
     timingsMs.total = Math.round((performance.now() - started) * 10) / 10;
     return {
@@ -95,7 +98,8 @@ export async function processImageAtEdge(bytes: Uint8Array, mime: string, opts: 
         hasAlpha: header.hasAlpha ?? false,
         thumbnail: { bytes: webp, width: thumb.get_width(), height: thumb.get_height(), contentType: "image/webp" },
         placeholder,
-        dominantColor,
+        dominantColor: palette.dominant,
+        palette,
       },
     };
   } catch (error) {

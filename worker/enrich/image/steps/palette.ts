@@ -1,10 +1,10 @@
 import type { PhotonImage } from "@cf-wasm/photon/workerd";
-import { dominantColor } from "../../../../shared/media/dominant-color.ts";
+import { type Palette, quantizePalette } from "../../../../shared/media/palette.ts";
 import { paletteSampleMaxPx } from "../../../limits.ts";
 import { sampleRgba } from "./sample.ts";
 
-/** "#rrggbb" of the most common colour (histogram mode, see shared/media/dominant-color.ts). */
-export function dominantHex(img: PhotonImage): string {
+/** Palette of a downscale of `img` (median cut + k-means, see shared/media/palette.ts; same code as the runner). */
+export function paletteOf(img: PhotonImage): Palette {
   const { pixels, width, height } = sampleRgba(img, paletteSampleMaxPx);
-  return dominantColor(pixels, width, height);
+  return quantizePalette(pixels, width, height);
 }

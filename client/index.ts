@@ -1,0 +1,18 @@
+/**
+ * Typed client for the Media URL Inspection API, built on `hono/client`: request and response types come from
+ * the Worker's own route definitions (the zod schemas in shared/schemas), so they cannot drift from the server.
+ *
+ *   const api = createClient("http://127.0.0.1:8787");
+ *   const res = await api.api.v1.inspect.$post({ query: { profile: "fast" }, json: { url } });
+ */
+import { hc } from "hono/client";
+import type { AppType } from "../worker/http/app.ts";
+
+export type { AppType };
+export type { EmbedResponse, InspectResponse } from "../shared/schemas/inspect.ts";
+export type { JobResource } from "../shared/schemas/job.ts";
+export type { ErrorBody } from "../shared/schemas/error.ts";
+
+export function createClient(baseUrl: string, options?: Parameters<typeof hc>[1]) {
+  return hc<AppType>(baseUrl, options);
+}

@@ -1,0 +1,20 @@
+// Receives `inspection.completed` webhooks and verifies their signature with the Standard Webhooks reference
+// library. Run: WEBHOOK_SECRET=whsec_... node client/webhook-receiver.mjs   (listens on 127.0.0.1:8791)
+import { createServer } from "node:http";
+import { Webhook } from "standardwebhooks";
+
+const webhook = new Webhook(process.env.WEBHOOK_SECRET);
+const port = Number(process.env.RECEIVER_PORT ?? 8791);
+
+createServer(async (req, res) => {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  try {
+    const event = webhook.verify(body, req.headers); // throws on a bad signature or a stale timestamp
+    console.log(`${event.type} ${event.data.status} ${event.data.url} ${event.data.result?.processing.status}`);
+    res.writeHead(204).end();
+  } catch (error) {
+    console.log(`rejected: ${error.message}`);
+    res.writeHead(400).end();
+  }
+}).listen(port, "127.0.0.1", () => console.log(`webhook receiver on http://127.0.0.1:${port}/hook`));

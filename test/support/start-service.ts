@@ -1,0 +1,205 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+const root = join(import.meta.dirname, "..", "..");
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+export interface StartedService {
+  /** http://127.0.0.1:PORT */
+  base: string;
+  /** The URLs of the readiness line. */
+  urls: { api: string; docs: string; playground: string };
+  port: number;
+  runnerPort: number;
+  /** The process started: `npm` (via: "npm") or `node scripts/start.mjs`. */
+  child: ChildProcess;
+  /** Every output line so far (stdout and stderr). */
+  lines: string[];
+  /** Output lines that are JSON objects, parsed. */
+  jsonLines(): Record<string, any>[];
+  /** Waits until a line matches (or fails after timeoutMs). */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends the signal (default SIGTERM) and resolves with the exit code (null when killed by a signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  /** "npm" runs `npm start` (what a user types); "node" runs the script directly. Default "node". */
+  via?: "npm" | "node";
+  readyTimeoutMs?: number;
+}
+
+const readyLine = /^\[start\] ready: API (\S+)\s+docs (\S+)\s+playground (\S+)/;
+
+/**
+ * Starts the real `npm start` (scripts/start.mjs: wrangler dev + media runner) on free ports, waits for its
+ * readiness line and returns the URLs it printed. Runs inside the loopback-only namespace of the tests.
+ */
+export async function startService(options: StartOptions = {}): Promise<StartedService> {
+  const port = await freePort();
+  const runnerPort = await freePort();
+  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), RUNNER_PORT: String(runnerPort), ...options.env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  const child =
+    options.via === "npm"
+      ? spawn("npm", ["start", "--silent"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(process.execPath, [join(root, "scripts", "start.mjs")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      lines.push(line);
+      for (const w of waiters) {
+        if (w.pattern.test(line)) {
+          waiters.delete(w);
+          w.resolve(line);
+        }
+      }
+    });
+  }
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+
+  const waitForLine = (pattern: RegExp, timeoutMs = 30_000) => {
+    const seen = lines.find((l) => pattern.test(l));
+    if (seen) return Promise.resolve(seen);
+    return new Promise<string>((resolve, reject) => {
+      const waiter = { pattern, resolve: (l: string) => { clearTimeout(timer); resolve(l); } };
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms:\n${lines.slice(-40).join("\n")}`));
+      }, timeoutMs);
+      waiters.add(waiter);
+      void exited.then((code) => {
+        if (waiters.delete(waiter)) {
+          clearTimeout(timer);
+          reject(new Error(`npm start exited (${code}) before ${pattern}:\n${lines.slice(-40).join("\n")}`));
+        }
+      });
+    });
+  };
+
+  let ready: string;
+  try {
+    ready = await waitForLine(readyLine, options.readyTimeoutMs ?? 120_000);
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  }
+  const [, api, docs, playground] = readyLine.exec(ready)!;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    urls: { api: api!, docs: docs!, playground: playground! },
+    port,
+    runnerPort,
+    child,
+    lines,
+    jsonLines: () =>
+      lines.flatMap((l) => {
+        if (!l.startsWith("{")) return [];
+        try {
+          return [JSON.parse(l) as Record<string, any>];
+        } catch {
+          return [];
+        }
+      }),
+    waitForLine,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Starts `npm run samples` (scripts/samples.mjs) on a free port; files go to a gitignored test folder. */
+export async function startSamples(port?: number): Promise<{ url: string; port: number; stop(): Promise<void> }> {
+  const samplesPort = port ?? (await freePort());
+  const child = spawn(process.execPath, [join(root, "scripts", "samples.mjs")], {
+    cwd: root,
+    env: { ...process.env, SAMPLES_PORT: String(samplesPort), SAMPLES_DIR: join(root, "test", ".fixtures", "samples") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  child.stderr!.on("data", (d) => output.push(String(d)));
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      output.push(line);
+      if (line.startsWith("samples on")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`samples exited (${code}): ${output.join("\n")}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${samplesPort}`,
+    port: samplesPort,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
+
+/** Every process's command line (what `ps` shows any local user), by pid. */
+export function allCommandLines(): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      out.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" "));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out;
+}
+
+/** Pids of every live descendant of `pid` (from /proc/<pid>/stat), e.g. wrangler, workerd and the runner under npm. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name (which may contain spaces) start after the last ")".
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ppid = Number(fields[1]);
+      if (fields[0] === "Z") continue;
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** True while the process exists and is not a zombie. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
