@@ -12,7 +12,7 @@ export const StreamingVariant = z.object({
   frameRate: z.number().positive().optional(),
   codecs: z.string().optional().meta({ description: "RFC 6381 codec list, e.g. avc1.64001f,mp4a.40.2" }),
   videoRange: z.string().optional().meta({ description: "HLS VIDEO-RANGE: SDR, PQ or HLG" }),
-});
+}).meta({ id: "StreamingVariant" });
 export type StreamingVariant = z.infer<typeof StreamingVariant>;
 
 export const StreamingAudio = z.object({
@@ -20,14 +20,14 @@ export const StreamingAudio = z.object({
   name: z.string().optional(),
   codecs: z.string().optional(),
   default: z.boolean().optional(),
-});
+}).meta({ id: "StreamingAudio" });
 export type StreamingAudio = z.infer<typeof StreamingAudio>;
 
 export const StreamingSubtitle = z.object({
   language: z.string().optional(),
   name: z.string().optional(),
   forced: z.boolean().optional(),
-});
+}).meta({ id: "StreamingSubtitle" });
 export type StreamingSubtitle = z.infer<typeof StreamingSubtitle>;
 
 /** `data.metadata.streaming`: what an HLS playlist or a DASH manifest declares. */
@@ -42,7 +42,7 @@ export const Streaming = z
     audio: z.array(StreamingAudio),
     subtitles: z.array(StreamingSubtitle),
   })
-  .meta({ description: "Adaptive streaming facts read from the manifest (HLS or DASH)" });
+  .meta({ id: "Streaming", description: "Adaptive streaming facts read from the manifest (HLS or DASH)" });
 export type Streaming = z.infer<typeof Streaming>;
 
 /**
@@ -76,7 +76,7 @@ export const PageMedia = z
     height: z.number().int().positive().optional(),
     thumbnail: z.object({ url: z.string(), dimensions: z.string().regex(/^\d+x\d+$/).optional() }).optional(),
   })
-  .meta({ description: "The media behind the page, inspected with the same checks and cache as any URL" });
+  .meta({ id: "PageMedia", description: "The media behind the page, inspected with the same checks and cache as any URL" });
 export type PageMedia = z.infer<typeof PageMedia>;
 
 /** A page naming a known provider URL (e.g. a YouTube URL in og:video) is reported as that provider's embed. */
@@ -84,7 +84,7 @@ export const PageEmbed = z.object({
   provider: z.string(),
   url: z.string().meta({ description: "The provider URL the page names" }),
   embedUrl: z.string(),
-});
+}).meta({ id: "PageEmbed" });
 export type PageEmbed = z.infer<typeof PageEmbed>;
 
 /** `data.page`: facts of a web page's <head>, from OpenGraph, Twitter cards, JSON-LD and plain HTML, in that order of trust. */
@@ -104,5 +104,5 @@ export const Page = z
     media: PageMedia.nullable().optional().meta({ description: "null while the named media is being inspected; omitted when the page names none" }),
     embed: PageEmbed.optional(),
   })
-  .meta({ description: "Web page facts (semantic.kind webpage); selectable with fields=page" });
+  .meta({ id: "Page", description: "Web page facts (semantic.kind webpage); selectable with fields=page" });
 export type Page = z.infer<typeof Page>;
