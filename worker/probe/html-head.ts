@@ -45,15 +45,70 @@ export function readHtmlHead(html: string, baseUrl: string): HtmlHeadFacts {
   return facts;
 }
 
-/** The page-fact elements of the head, through the same attribute scanner (issue 13). */
+/**
+ * The page-fact elements of the head (issue 13), in one forward pass: each tag's end is searched once from its
+ * start and a tag without one ends the scan, so the work stays linear in the head's length.
+ */
 function pageElements(head: string): HeadElements {
   const collector = new HeadCollector();
-  const tagOf = (name: string, source: string) => ({ name, attrs: new Map(Object.entries(attributes(source))) });
-  for (const m of head.matchAll(/<(html|meta|link)\b[^>]*>/gi)) collectHeadTag(collector, tagOf(m[1]!.toLowerCase(), m[0]), decodeEntities);
-  for (const m of head.matchAll(/<(title|script)\b([^>]*)>([\s\S]*?)<\/\1\s*>/gi)) {
-    collectHeadText(collector, tagOf(m[1]!.toLowerCase(), m[2]!), m[3]!, decodeEntities);
+  const lower = head.toLowerCase();
+  let at = 0;
+  while (at < head.length) {
+    const lt = lower.indexOf("<", at);
+    if (lt < 0) break;
+    const gt = lower.indexOf(">", lt + 1);
+    if (gt < 0) break;
+    at = gt + 1;
+    let nameEnd = lt + 1;
+    while (nameEnd < gt && /[a-z0-9]/.test(lower[nameEnd]!)) nameEnd++;
+    const name = lower.slice(lt + 1, nameEnd);
+    if (name !== "html" && name !== "meta" && name !== "link" && name !== "title" && name !== "script") continue;
+    const tag = { name, attrs: linearAttributes(head.slice(nameEnd, gt)) };
+    if (name === "title" || name === "script") {
+      const close = lower.indexOf(`</${name}`, at);
+      if (close < 0) break;
+      collectHeadText(collector, tag, head.slice(at, close), decodeEntities);
+      at = close;
+    } else {
+      collectHeadTag(collector, tag, decodeEntities);
+    }
   }
   return collector.result();
+}
+
+/** name=value pairs of one tag, read left to right once (no backtracking). */
+function linearAttributes(source: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let i = 0;
+  const n = source.length;
+  const space = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "/";
+  while (i < n) {
+    while (i < n && space(source[i])) i++;
+    const start = i;
+    while (i < n && !space(source[i]) && source[i] !== "=") i++;
+    const name = source.slice(start, i).toLowerCase();
+    while (i < n && space(source[i]) && source[i] !== "/") i++;
+    if (source[i] !== "=") {
+      if (name && !out.has(name)) out.set(name, "");
+      if (i === start) i++;
+      continue;
+    }
+    i++;
+    while (i < n && space(source[i]) && source[i] !== "/") i++;
+    let value: string;
+    const quote = source[i];
+    if (quote === '"' || quote === "'") {
+      const close = source.indexOf(quote, i + 1);
+      value = source.slice(i + 1, close < 0 ? n : close);
+      i = close < 0 ? n : close + 1;
+    } else {
+      const begin = i;
+      while (i < n && !space(source[i])) i++;
+      value = source.slice(begin, i);
+    }
+    if (name && !out.has(name)) out.set(name, value);
+  }
+  return out;
 }
 
 function attributes(tag: string): Record<string, string> {
