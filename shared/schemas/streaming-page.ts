@@ -50,11 +50,14 @@ export type Streaming = z.infer<typeof Streaming>;
  * early segment of the lowest-bandwidth video variant. HLS names its media playlist (keys and init sections come
  * with it); DASH names the init and media segment URLs.
  */
+/** Only http(s) URLs are ever planned (the runner checks each address again when it connects). */
+const httpUrl = z.string().regex(/^https?:\/\/[^\s]+$/i, "only http: and https: URLs");
+
 export const StreamPreviewPlan = z.object({
   protocol: z.enum(["hls", "dash"]),
-  playlistUrl: z.string().optional(),
-  segmentUrl: z.string(),
-  initUrl: z.string().optional(),
+  playlistUrl: httpUrl.optional(),
+  segmentUrl: httpUrl,
+  initUrl: httpUrl.optional(),
   encryption: z.string().optional(),
 });
 export type StreamPreviewPlan = z.infer<typeof StreamPreviewPlan>;

@@ -78,4 +78,13 @@ describe("stream previews", () => {
     const reason = res.statusCode === 200 ? RunnerResponse.parse(body).stages?.thumbnail?.reason : body.error.code;
     expect(reason).toMatch(/SSRF_BLOCKED/);
   });
+
+  it("a plan naming a file: URL is refused as an invalid payload", async () => {
+    const res = await processRequest(app, {
+      url: at("hls/master.m3u8"), category: "video", stages: ["thumbnail"],
+      stream: { protocol: "hls", playlistUrl: "file:///etc/passwd", segmentUrl: at("hls/v1/seg0.ts") },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe("INVALID_PAYLOAD");
+  });
 });
