@@ -35,6 +35,9 @@ export default defineConfig({
                 OEMBED_BASE_URL: inject("oembedUrl"),
                 // Long enough for any real job here, short enough to test the bound with a slow runner.
                 FULL_WAIT_TIMEOUT_MS: "12000",
+                // Every test shares one client; the limiter has its own tests (test/worker/security-rate-limit.test.ts).
+                INSPECT_RATE_LIMIT: "0",
+                WEBHOOK_HOST_RATE_LIMIT: "0",
               },
             },
           })),
@@ -61,6 +64,18 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           testTimeout: 120_000,
+          hookTimeout: 150_000,
+        },
+      },
+      {
+        // Reliability suites against the real `npm start` (scripts/start.mjs) on loopback: short runs of
+        // bench/fuzz.ts, bench/load.ts, bench/faults.ts. One file at a time: each starts its own service.
+        test: {
+          name: "reliability",
+          include: ["test/reliability/**/*.test.ts"],
+          environment: "node",
+          fileParallelism: false,
+          testTimeout: 300_000,
           hookTimeout: 150_000,
         },
       },

@@ -2,7 +2,7 @@
 // - the Swagger UI bundle for /api-docs;
 // - the blurhash package's ESM build, which the playground imports to decode placeholders in the browser;
 // - the playground script, bundled from public/playground/src (TypeScript) by esbuild, which wrangler ships.
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,13 @@ const vendor = join(root, "public", "vendor");
 function copyFrom(pkg, files, targetDir) {
   const dist = dirname(require.resolve(`${pkg}/package.json`));
   mkdirSync(targetDir, { recursive: true });
-  for (const [from, to] of files) copyFileSync(join(dist, from), join(targetDir, to));
+  // Only when changed: wrangler dev watches public/ and reloads the Worker on every write, which cut off POSTs
+  // in flight right after "Ready on" (the build runs again at start-up) and in any other running `npm start`.
+  for (const [from, to] of files) {
+    const source = join(dist, from);
+    const target = join(targetDir, to);
+    if (!existsSync(target) || !readFileSync(target).equals(readFileSync(source))) copyFileSync(source, target);
+  }
 }
 
 copyFrom("swagger-ui-dist", [["swagger-ui-bundle.js", "swagger-ui-bundle.js"], ["swagger-ui.css", "swagger-ui.css"]],

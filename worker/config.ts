@@ -24,6 +24,14 @@ function isOrigin(value: string): boolean {
 const int = (def: number) => z.coerce.number().int().nonnegative().default(def);
 
 export const ConfigSchema = z.object({
+  /** Deployment kind: "production" (wrangler.toml), "development" (`npm start`), "test". Default: production. */
+  ENVIRONMENT: z.string().default("production"),
+  /**
+   * How the Worker connects after the SSRF check: "pinned" (a socket to the checked address; default) or
+   * "platform" (runtime fetch; honoured only when ENVIRONMENT=production, i.e. on Cloudflare, whose fetch cannot
+   * reach private networks; see SECURITY.md).
+   */
+  OUTBOUND_TRANSPORT: z.enum(["pinned", "platform"]).default("pinned"),
   /** Test/dev only: comma-separated `IP`, `IP:PORT` or `CIDR` entries exempt from the SSRF deny-list. Default: empty. */
   SSRF_ALLOWLIST: z.string().default(""),
   /** DNS-over-HTTPS JSON resolver used for SSRF checks. Default: Cloudflare's public resolver. */
@@ -78,6 +86,17 @@ export const ConfigSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: int(8),
   /** First webhook retry delay; doubles each attempt (1 s, 2 s, 4 s, ...). Default 1 s. */
   WEBHOOK_RETRY_BASE_MS: int(1_000),
+  /**
+   * POST /api/v1/inspect per client (CF-Connecting-IP) and window; 0 disables. Default 60 per 60 s. On
+   * Cloudflare the INSPECT_RATE_LIMITER binding enforces it: keep wrangler.toml's `simple` block equal.
+   */
+  INSPECT_RATE_LIMIT: int(60),
+  /** Window of INSPECT_RATE_LIMIT in seconds (the Cloudflare binding accepts 10 or 60). Default 60. */
+  INSPECT_RATE_PERIOD_SECONDS: int(60),
+  /** Webhook POSTs per target host and window (more wait for the next window); 0 disables. Default 30 per 60 s. */
+  WEBHOOK_HOST_RATE_LIMIT: int(30),
+  /** Window of WEBHOOK_HOST_RATE_LIMIT in seconds (10 or 60 with the binding). Default 60. */
+  WEBHOOK_HOST_RATE_PERIOD_SECONDS: int(60),
   /** How long finished jobs can be polled. Default 24 h. */
   JOB_TTL_SECONDS: int(86_400),
   /**

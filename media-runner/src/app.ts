@@ -19,6 +19,7 @@ import { systemResolver, type Resolver } from "./fetch/resolver.ts";
 import { createSsrfAgent } from "./fetch/ssrf-agent.ts";
 import { bearerMatches } from "./http/auth.ts";
 import { JobLimiter } from "./http/job-limiter.ts";
+import { Shutdown, handBackRetryAfterSeconds } from "./http/shutdown.ts";
 import type { Binaries } from "./media/binaries.ts";
 import { processJob } from "./pipeline/process-job.ts";
 import { RangeProxy } from "./proxy/range-proxy.ts";
@@ -27,6 +28,13 @@ export const runnerVersion = "0.1.0";
 
 /** The built app, for callers that do not depend on fastify themselves (tests). */
 export type RunnerApp = FastifyInstance;
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Graceful shutdown of the job route (server.ts calls begin on SIGTERM). */
+    shutdown: Shutdown;
+  }
+}
 
 export interface AppOptions {
   config: RunnerConfig;
@@ -59,6 +67,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     connectTimeoutMs: config.fetchTimeoutMs,
   });
   const limiter = new JobLimiter(config.concurrency, config.maxQueue);
+  const shutdown = new Shutdown();
+  app.decorate("shutdown", shutdown);
   app.addHook("onClose", async () => {
     await proxy.stop();
     await dispatcher.close();
@@ -68,6 +78,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (isRunnerError(error)) {
       if (error.status >= 500) request.log.error({ code: error.code, detail: error.detail }, error.message);
       else request.log.info({ code: error.code, detail: error.detail }, error.message);
+      // 503 means "not now": say when to come back (busy, or handed back during shutdown).
+      if (error.status === 503) void reply.header("retry-after", String(handBackRetryAfterSeconds));
       return reply.code(error.status).send(errorBody(error.code, error.message));
     }
     const status = (error as { statusCode?: number }).statusCode;
@@ -109,28 +121,34 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One structured line per job (queue wait, run time, outcome); the request line fastify writes has no job facts.
     const logJob = (outcome: string, code?: string) =>
       request.log.info({ job: { ...job, outcome, ...(code ? { code } : {}), waitMs: Math.round(started - received), ms: Math.round(performance.now() - started) } }, "job");
-    return limiter
-      .run(() => {
-        started = performance.now();
-        const deadline = AbortSignal.timeout(config.jobTimeoutMs);
-        const signal = AbortSignal.any([cancel.signal, deadline]);
-        return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }).catch((error: unknown) => {
-          if (deadline.aborted) {
-            throw new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);
-          }
-          throw error;
-        });
-      })
-      .then(
-        (result) => {
-          logJob("ok");
-          return result;
-        },
-        (error: unknown) => {
-          logJob("error", isRunnerError(error) ? error.code : "INTERNAL_ERROR");
-          throw error;
-        },
-      );
+    const ticket = shutdown.admit();
+    try {
+      // A job still waiting for a slot when shutdown begins is handed back at once (ticket.handedBack).
+      const result = await Promise.race([
+        ticket.handedBack,
+        limiter.run(() => {
+          if (ticket.signal.aborted) throw ticket.signal.reason;
+          ticket.started();
+          started = performance.now();
+          const deadline = AbortSignal.timeout(config.jobTimeoutMs);
+          const signal = AbortSignal.any([cancel.signal, deadline, ticket.signal]);
+          return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }).catch((error: unknown) => {
+            if (ticket.signal.aborted) throw ticket.signal.reason;
+            if (deadline.aborted) {
+              throw new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);
+            }
+            throw error;
+          });
+        }),
+      ]);
+      logJob("ok");
+      return result;
+    } catch (error) {
+      logJob("error", isRunnerError(error) ? error.code : "INTERNAL_ERROR");
+      throw error;
+    } finally {
+      ticket.done();
+    }
   });
 
   return app;

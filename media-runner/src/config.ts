@@ -34,11 +34,15 @@ const Env = z.object({
   RUNNER_PROCESS_TIMEOUT_MS: integer(100, 600_000).default(20_000),
   /** Whole-job limit, queue wait excluded. */
   RUNNER_JOB_TIMEOUT_MS: integer(100, 600_000).default(45_000),
+  /** On SIGTERM: how long running jobs may finish before they are handed back (503 + Retry-After). */
+  RUNNER_SHUTDOWN_GRACE_MS: integer(0, 600_000).default(8_000),
   /** Test/dev only: addresses allowed although private, e.g. "127.0.0.1:8080". Empty in production. */
   SSRF_ALLOWLIST: z.string().optional(),
   /** Explicit engine paths; otherwise PATH, then the packaged npm binaries. */
   FFMPEG_PATH: z.string().trim().min(1).optional(),
   FFPROBE_PATH: z.string().trim().min(1).optional(),
+  /** "production" in the container image: refuses SSRF_ALLOWLIST and the packaged (2018) ffmpeg. */
+  NODE_ENV: z.string().optional(),
   /** fastify (pino) log level. */
   RUNNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
 });
@@ -55,10 +59,13 @@ export interface RunnerConfig {
   maxDecodePixels: number;
   processTimeoutMs: number;
   jobTimeoutMs: number;
+  shutdownGraceMs: number;
   allowlist: Allowlist;
   ffmpegPath?: string;
   ffprobePath?: string;
   logLevel: string;
+  /** NODE_ENV=production (the container image sets it). */
+  production: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -75,7 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   let allowlist: Allowlist;
   try {
-    allowlist = parseAllowlist(e.SSRF_ALLOWLIST);
+    allowlist = parseAllowlist(e.SSRF_ALLOWLIST, { production: e.NODE_ENV === "production" });
   } catch (error) {
     throw new ConfigError(`invalid runner configuration:\n  ${(error as Error).message}`);
   }
@@ -91,9 +98,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxDecodePixels: e.RUNNER_MAX_DECODE_PIXELS,
     processTimeoutMs: e.RUNNER_PROCESS_TIMEOUT_MS,
     jobTimeoutMs: e.RUNNER_JOB_TIMEOUT_MS,
+    shutdownGraceMs: e.RUNNER_SHUTDOWN_GRACE_MS,
     allowlist,
     ...(e.FFMPEG_PATH ? { ffmpegPath: e.FFMPEG_PATH } : {}),
     ...(e.FFPROBE_PATH ? { ffprobePath: e.FFPROBE_PATH } : {}),
     logLevel: e.RUNNER_LOG_LEVEL,
+    production: e.NODE_ENV === "production",
   };
 }

@@ -7,6 +7,11 @@ import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { findBinaries } from "./media/binaries.ts";
 
+/** After the grace period, answering the handed-back jobs and closing must not take longer than this. */
+const forceExitMarginMs = 3_000;
+/** How often idle keep-alive sockets are closed while shutting down. */
+const idleSweepMs = 50;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const binaries = findBinaries({
@@ -16,20 +21,26 @@ async function main(): Promise<void> {
   });
   const app = await buildApp({ config, binaries });
   await app.listen({ port: config.port, host: config.host });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
-  console.log(`media-runner listening on http://${shownHost}:${port} (ffmpeg: ${binaries.ffmpeg}, ffprobe: ${binaries.ffprobe})`);
-
+  // Signal handlers first: a SIGTERM right after the address line must already be graceful.
   let stopping = false;
   const stop = (why: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`media-runner stopping (${why})`);
-    // Closing waits for in-flight requests; a hard limit keeps shutdown bounded.
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const grace = config.shutdownGraceMs;
+    console.log(`media-runner stopping (${why}): ${app.shutdown.inFlight} job(s) in flight, up to ${grace} ms to finish`);
+    // Running jobs get RUNNER_SHUTDOWN_GRACE_MS, then are handed back (503 + Retry-After) for the Worker to
+    // retry; the hard limit after that only covers a stuck socket or hook.
+    const force = setTimeout(() => process.exit(1), grace + forceExitMarginMs);
     force.unref();
-    app.close().then(() => process.exit(0), () => process.exit(1));
+    // Stop accepting connections now; in-flight requests keep their sockets until answered.
+    const closed = app.close();
+    // Keep-alive sockets of answered requests would hold close() open: close each one once it is idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), idleSweepMs);
+    sweep.unref();
+    app.shutdown
+      .begin(grace)
+      .then(() => closed)
+      .then(() => process.exit(0), () => process.exit(1));
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
@@ -38,6 +49,10 @@ async function main(): Promise<void> {
     process.stdin.on("end", () => stop("stdin closed"));
     process.stdin.resume();
   }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  console.log(`media-runner listening on http://${shownHost}:${port} (ffmpeg: ${binaries.ffmpeg}, ffprobe: ${binaries.ffprobe})`);
 }
 
 main().catch((error: unknown) => {

@@ -46,8 +46,17 @@ function fullPrefix(address: IpAddress): [IpAddress, number] {
 }
 
 function parseEntry(entry: string): AllowlistEntry {
+  // Zone ids name an interface of this host, not an address: never meaningful in a shared allow-list.
+  if (entry.includes("%")) throw invalidEntry(entry, "zone ids (%) are not accepted");
   if (entry.includes("/")) {
-    const [addressText = "", bitsText = ""] = entry.split("/", 2);
+    const parts = entry.split("/");
+    if (parts.length !== 2) throw invalidEntry(entry, "one prefix length only");
+    const [addressText = "", bitsText = ""] = parts;
+    const parsed = parseIpLiteral(addressText);
+    // "::ffff:127.0.0.1/24" would silently become an IPv4 /24: the prefix length's meaning is ambiguous.
+    if (parsed && parsed.kind() === "ipv6" && withoutIpv4Mapping(parsed).kind() === "ipv4") {
+      throw invalidEntry(entry, "write an IPv4-mapped range as IPv4 CIDR");
+    }
     const address = parseAddress(entry, addressText);
     const maxBits = address.kind() === "ipv4" ? 32 : 128;
     const bits = /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : Number.NaN;
@@ -70,8 +79,14 @@ function parseEntry(entry: string): AllowlistEntry {
   return { source: entry, range: fullPrefix(parseAddress(entry, entry)) };
 }
 
-/** Parses SSRF_ALLOWLIST. Empty or undefined gives the empty allow-list; a bad entry throws, naming it. */
-export function parseAllowlist(raw: string | undefined): Allowlist {
+/**
+ * Parses SSRF_ALLOWLIST. Empty or undefined gives the empty allow-list; a bad entry throws, naming it.
+ * `production`: any non-empty allow-list is refused (it exists for tests and local development only).
+ */
+export function parseAllowlist(raw: string | undefined, options: { production?: boolean } = {}): Allowlist {
+  if (options.production && (raw ?? "").trim() !== "") {
+    throw new Error(`${allowlistVariable} must be empty in production (it is for tests and local development only)`);
+  }
   const entries = (raw ?? "")
     .split(",")
     .map((entry) => entry.trim())

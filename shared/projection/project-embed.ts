@@ -25,8 +25,11 @@ function projectEmbedData(record: ResourceRecord, baseUrl: string | undefined): 
   if (record.provider) {
     const oembed = stageView(record, "oembed");
     const networkVerified = oembed === "done" && record.results.oembed !== undefined;
+    // A discovered provider is the page's own claim: never "verified" or "safe" (issue 15, finding 6).
+    const registry = record.provider.detectionMethod === "url-parser";
+    const verified = networkVerified && registry;
     const blocked = record.results.embeddable === false;
-    const level = blocked ? "low" : networkVerified ? "verified" : "likely";
+    const level = blocked ? "low" : verified ? "verified" : "likely";
     const score = blocked ? 0.1 : networkVerified ? Math.min(1, record.provider.confidence) : Math.min(0.8, record.provider.confidence);
     return {
       success: true,
@@ -37,20 +40,20 @@ function projectEmbedData(record: ResourceRecord, baseUrl: string | undefined): 
         provider: record.provider.name,
         renderability: {
           native: false,
-          iframe: { supported: blocked ? "blocked" : networkVerified ? "verified" : "likely", confidence: score },
+          iframe: { supported: blocked ? "blocked" : verified ? "verified" : "likely", confidence: score },
           embeddable: blocked
             ? { status: "not-embeddable", reason: record.results.embeddableReason ?? "The provider refuses to embed this media." }
-            : { status: networkVerified ? "verified" : "likely" },
+            : { status: verified ? "verified" : "likely" },
         },
         verification: {
-          providerVerified: networkVerified,
-          registryVerified: record.provider.detectionMethod === "url-parser",
+          providerVerified: verified,
+          registryVerified: registry,
           networkVerified,
           method: record.provider.detectionMethod === "url-parser" ? "registry" : "oembed-discovery",
         },
         render: {
           strategy: "iframe",
-          safeEmbed: !blocked,
+          safeEmbed: !blocked && registry,
           renderConfidence: { level, score },
           tag: "iframe",
           attributes: element.attributes,

@@ -13,6 +13,7 @@ export const errorCodes = [
   "UNSUPPORTED_MEDIA_TYPE",
   "UPSTREAM_TIMEOUT",
   "PAYLOAD_TOO_LARGE",
+  "RATE_LIMITED",
   "BAD_GATEWAY",
   "INTERNAL_ERROR",
 ] as const;

@@ -23,6 +23,14 @@ export async function startFakeOembed() {
     if (media.includes("Flaky") && requests.filter((r) => r.includes(encodeURIComponent(media))).length === 1) {
       return send(res, 503, { error: "Unavailable" });
     }
+    // Ids with "Hostile": a document posing as a trusted provider, with script html and javascript: URLs.
+    if (media.includes("Hostile")) {
+      return send(res, 200, {
+        type: "video", version: "1.0", title: "Totally YouTube", provider_name: "YouTube", provider_url: "javascript:alert(1)",
+        author_url: "javascript:alert(2)", thumbnail_url: "javascript:alert(3)", width: 640, height: 360,
+        html: `<script>alert(document.cookie)</script><iframe src="javascript:alert(4)"></iframe>`,
+      });
+    }
     const provider = host.includes("youtube") ? "YouTube" : host.includes("vimeo") ? "Vimeo" : host.includes("spotify") ? "Spotify" : host;
     send(res, 200, {
       type: provider === "Spotify" ? "rich" : "video",

@@ -220,9 +220,12 @@ function htmlPage(params: URLSearchParams): Buffer {
   const pad = Number(params.get("pad") ?? 0);
   const bodyBytes = Number(params.get("body") ?? 0);
   const oembed = params.get("oembed");
+  // ?hostile=TEXT pads the head with TEXT repeated instead (worst cases for the head reader, issue 15).
+  const hostile = params.get("hostile");
   const head = [
     "<!doctype html><html><head><meta charset=\"utf-8\">",
-    pad > 0 ? `<meta name="padding" content="${"p".repeat(pad)}">` : "",
+    pad > 0 && hostile ? hostile.repeat(Math.ceil(pad / hostile.length)).slice(0, pad) : "",
+    pad > 0 && !hostile ? `<meta name="padding" content="${"p".repeat(pad)}">` : "",
     `<title>${escapeHtml(params.get("title") ?? "Generated page")}</title>`,
     oembed ? `<link rel="alternate" type="application/json+oembed" href="${escapeHtml(oembed)}" title="oEmbed">` : "",
     "</head>",

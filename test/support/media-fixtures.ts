@@ -75,6 +75,9 @@ export const factFixtures: Record<string, { args?: string[]; make?: (dir: string
   // VBR without a Xing/VBRI header: loud noise then near silence, so the first frame's rate says nothing of the rest.
   "vbr-no-xing.mp3": { args: ["-f", "lavfi", "-i", "anoisesrc=d=2:c=pink:r=44100:a=0.5,apad=pad_dur=4", "-c:a", "libmp3lame", "-q:a", "2",
     "-write_xing", "0", "-id3v2_version", "0", "-f", "mp3"] },
+  // CBR without an Info header, larger than the probe's head: its duration must not cost a walk of the file.
+  "cbr-no-info.mp3": { args: ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "30", "-c:a", "libmp3lame", "-b:a", "128k",
+    "-write_xing", "0", "-id3v2_version", "0", "-f", "mp3"] },
 };
 
 /**

@@ -11,7 +11,7 @@ export interface ReceivedWebhook {
 
 /**
  * A loopback webhook receiver. `/ok/...` accepts (204); `/fail2/...` answers 500 to the first two deliveries
- * for that path, then 200. Records every delivery with the status it answered.
+ * for that path, then 200; `/gone/...` always answers 410. Records every delivery with the status it answered.
  */
 export async function startWebhookReceiver() {
   const received: ReceivedWebhook[] = [];
@@ -20,7 +20,7 @@ export async function startWebhookReceiver() {
     for await (const c of req) chunks.push(c as Buffer);
     const path = req.url ?? "/";
     const before = received.filter((r) => r.path === path).length;
-    const status = path.startsWith("/fail2/") && before < 2 ? 500 : path.startsWith("/ok/") ? 204 : 200;
+    const status = path.startsWith("/gone/") ? 410 : path.startsWith("/fail2/") && before < 2 ? 500 : path.startsWith("/ok/") ? 204 : 200;
     received.push({ path, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString(), answered: status });
     res.writeHead(status);
     res.end();

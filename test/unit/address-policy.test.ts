@@ -245,6 +245,12 @@ describe("effectivePort", () => {
 });
 
 describe("parseAllowlist", () => {
+  it("refuses any allow-list in production (issue 15, finding 11)", () => {
+    expect(() => parseAllowlist("127.0.0.1:8080", { production: true })).toThrow(/SSRF_ALLOWLIST must be empty in production/);
+    expect(parseAllowlist(" ", { production: true }).entries).toEqual([]);
+    expect(parseAllowlist("127.0.0.1:8080", { production: false }).entries).toHaveLength(1);
+  });
+
   it("is empty by default", () => {
     expect(parseAllowlist(undefined).entries).toEqual([]);
     expect(parseAllowlist("").entries).toEqual([]);
@@ -282,6 +288,14 @@ describe("parseAllowlist", () => {
     "fc00::/129",
     "10.0.0.0/8:80",
     "300.0.0.1",
+    // Issue 15, finding 11: accepted before as /8, as an IPv4 /24, and with the zone ignored.
+    "127.0.0.1/8/32",
+    "10.0.0.0/8/",
+    "::ffff:127.0.0.1/24",
+    "::ffff:7f00:1/120",
+    "fe80::1%eth0",
+    "[fe80::1%eth0]:80",
+    "fe80::%1/64",
   ])("rejects %j with an error naming SSRF_ALLOWLIST and the entry", (entry) => {
     expect(() => parseAllowlist(`127.0.0.1:8080,${entry}`)).toThrow(
       new RegExp(`SSRF_ALLOWLIST.*"${entry.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"`),

@@ -190,12 +190,12 @@ describe("runner faults", { timeout: 30_000 }, () => {
     expect(await runnerCalls(url)).toBe(3);
   });
 
-  it("a runner that always fails: its stages end as failed (omitted fields), the job completes, nothing stays pending", async () => {
+  it("a runner that always fails: its stages end as failed (omitted fields), the job fails, nothing stays pending", async () => {
     const url = media("video.mp4", "runner=fail");
     const res = await inspect(url);
     expect(res.status).toBe(202);
     const { final } = await pollJob(res.body.job.id, 150, 100);
-    expect(final.job.status).toBe("completed");
+    expect(final.job.status).toBe("failed");
     const processing = final.data.processing;
     expect(processing).toMatchObject({ status: "complete", completion: 1, enrichmentsPending: false, pendingStages: [] });
     // Only the runner's stages fail; the container facts were read at the edge (partial results, issue 9).
@@ -220,8 +220,8 @@ describe("runner faults", { timeout: 30_000 }, () => {
     const res = await inspect(url);
     expect(res.status).toBe(202);
     const { final } = await pollJob(res.body.job.id, 150, 100);
-    expect(final.job.status).toBe("completed");
-    // The header's facts (the moov is in those 3000 bytes) stand; the runner cannot decode a frame.
+    expect(final.job.status).toBe("failed");
+    // Every stage the job waited for (the previews) failed, so the job failed; the header's facts (the moov is in those 3000 bytes) stand; the runner cannot decode a frame.
     expect([...final.data.processing.failedStages].sort()).toEqual(videoStages.slice(1).sort());
     await sleep(1500);
     expect(await runnerCalls(url)).toBe(1);

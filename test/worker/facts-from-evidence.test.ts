@@ -14,6 +14,8 @@ interface Case {
   mime: RegExp;
   /** The evidence that must have decided (semantic.enrichmentSources). */
   evidence?: string;
+  /** The evidence for a duration the file does not declare (computed from its end or its frames). */
+  durationFrom?: string;
   /** Expected EXIF orientation / frames for images (ffprobe does not read EXIF or count GIF loops). */
   orientation?: number;
   frames?: number;
@@ -33,8 +35,9 @@ const cases: Case[] = [
   { file: "rotated-90.mp4", category: "video", mime: /^video\/mp4$/, evidence: "tracks:mp4-moov", thumbnail: true, fast: ["duration", "fps", "width", "height", "rotation", "codec", "profile", "faststart", "channels"] },
   { file: "rotated-90.mov", category: "video", mime: /^video\/quicktime$/, evidence: "tracks:mp4-moov", thumbnail: true, fast: ["duration", "fps", "width", "height", "rotation", "codec"] },
   { file: "truncated.mp4", category: "video", mime: /^video\/mp4$/, evidence: "tracks:mp4-moov", thumbnail: true, fast: ["duration", "fps", "width", "height", "codec"] },
-  { file: "recorder.webm", category: "video", mime: /^video\/webm$/, evidence: "tracks:matroska-tracks", thumbnail: true, fast: ["duration", "fps", "width", "height", "codec"] },
-  { file: "vbr-no-xing.mp3", category: "audio", mime: /^audio\/mpeg$/, thumbnail: false, fast: ["duration", "sampleRate", "channels"] },
+  { file: "recorder.webm", category: "video", mime: /^video\/webm$/, evidence: "tracks:matroska-tracks", durationFrom: "duration:matroska-tail", thumbnail: true, fast: ["duration", "fps", "width", "height", "codec"] },
+  { file: "vbr-no-xing.mp3", category: "audio", mime: /^audio\/mpeg$/, durationFrom: "duration:mp3-frames", thumbnail: false, fast: ["duration", "sampleRate", "channels"] },
+  { file: "cbr-no-info.mp3", category: "audio", mime: /^audio\/mpeg$/, thumbnail: false, fast: ["duration", "sampleRate", "channels"] },
   { file: "jpeg-orientation-6.jpg", category: "image", mime: /^image\/jpeg$/, orientation: 6, frames: 1, thumbnail: true, fast: ["width", "height", "orientation", "frames"] },
   { file: "animated.gif", category: "image", mime: /^image\/gif$/, frames: 12, loop: 0, thumbnail: true, fast: ["width", "height", "frames", "duration", "loop"] },
   { file: "animated.webp", category: "image", mime: /^image\/webp$/, frames: 12, loop: 0, thumbnail: true, fast: ["width", "height", "frames", "duration", "loop"] },
@@ -53,6 +56,7 @@ function expectFacts(c: Case, data: any, only?: string[]) {
   expect(data.semantic).toMatchObject({ kind: "direct-media", semanticType: c.category });
   expect(data.identity.mime).toMatch(c.mime);
   if (c.evidence) expect(data.semantic.enrichmentSources).toContain(c.evidence);
+  if (c.durationFrom) expect(data.semantic.enrichmentSources).toContain(c.durationFrom);
   const metadata = data.metadata[c.category];
   expect(metadata, JSON.stringify(data.metadata)).toBeTruthy();
   for (const other of (["video", "audio", "image"] as const).filter((k) => k !== c.category)) expect(data.metadata).not.toHaveProperty(other);
@@ -95,6 +99,18 @@ describe("facts from evidence, profile=full (runner included)", { timeout: 30_00
       // The thumbnail keeps the displayed aspect ratio (rotation and EXIF orientation applied).
       expect(Math.sign(w! - h!)).toBe(Math.sign(meta.width - meta.height));
     }
+  });
+});
+
+describe("bytes pulled", () => {
+  it("a CBR MP3 without an Info header: duration from the head's frames, the file is not walked", async () => {
+    const url = media("cbr-no-info.mp3");
+    const { body } = await inspect(url, "profile=fast");
+    within2Percent(body.data.metadata.audio.duration.seconds, reference["cbr-no-info.mp3"]!.duration!);
+    const n = new URL(url).searchParams.get("n")!;
+    const stats = (await (await fetch(`${new URL(url).origin}/__stats`)).json()) as { requests: { path: string; bytes: number }[] };
+    const pulled = stats.requests.filter((r) => r.path.includes(`n=${n}`)).reduce((sum, r) => sum + r.bytes, 0);
+    expect(pulled).toBeLessThan(body.data.metadata.size.bytes / 4);
   });
 });
 

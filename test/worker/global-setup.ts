@@ -54,6 +54,10 @@ export default async function setup(project: TestProject) {
     "linklocal6.test": { AAAA: ["fe80::1"] },
     "nat64.test": { AAAA: ["64:ff9b::a00:1"] },
     "nx.test": {},
+    // Issue 15 finding 1: names only the DoH fake knows; the system resolver cannot answer them.
+    "pinned.test": { A: ["127.0.0.1"] },
+    "hook.test": { A: ["127.0.0.1"] },
+    "rebind.test": { A: ["8.8.8.8"] },
   });
   const receiver = await startWebhookReceiver();
   const oembed = await startFakeOembed();

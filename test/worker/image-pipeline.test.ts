@@ -98,10 +98,10 @@ describe("readImageHeader", () => {
     expect(readImageHeader(fixture("jpeg-orientation-6.jpg"))).toMatchObject({ width: 64, height: 96, orientation: 6 });
   });
 
-  it("gives format and size but no colour facts for formats the edge does not decode", () => {
+  it("gives format, size and colour facts from the header for formats the edge does not decode", () => {
+    // Issue 9: AVIF's colour comes from its item properties (colr/auxC), so `fast` has it without the runner.
     const avif = readImageHeader(fixture("avif.avif"));
-    expect(avif).toMatchObject({ format: "avif", width: 96, height: 64 });
-    expect(avif?.colorSpace).toBeUndefined();
+    expect(avif).toMatchObject({ format: "avif", width: 96, height: 64, colorSpace: "srgb", hasAlpha: false });
     expect(readImageHeader(tiffHeader(96, 64))).toMatchObject({ format: "tiff", width: 96, height: 64 });
   });
 

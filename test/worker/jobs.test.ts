@@ -109,7 +109,7 @@ describe("/openapi.json", () => {
     expect(status.enum).toEqual([...jobStatuses]);
     expect(status.description).toEqual(expect.stringContaining("delayed"));
     expect(job.properties.progress).toMatchObject({ minimum: 0, maximum: 100 });
-    expect(Object.keys(job.properties).sort()).toEqual(["completedAt", "createdAt", "id", "progress", "status"]);
+    expect(Object.keys(job.properties).sort()).toEqual(["completedAt", "createdAt", "failures", "id", "progress", "status"]);
     expect(job.required).toEqual(expect.arrayContaining(["id", "status", "progress", "createdAt"]));
     expect(schema.properties.data).toBeDefined();
     const errorSchema = resolve(doc, op.responses["404"].content["application/json"].schema);

@@ -49,21 +49,24 @@ describe("a page with a json+oembed link", () => {
       expect(body.processing).toMatchObject({ status: "complete", pendingStages: [], completedStages: ["semantic", "mediaFormat", "oembed"] });
       expect(body.data.identity).toMatchObject({ url, finalUrl: url, canonicalUrl: url, mime: "text/html" });
       expect(body.data.semantic).toEqual({ kind: "embed-media", semanticType: "embedded-video", title });
-      expect(body.data.provider).toEqual({ name: "video.example.test", confidence: expect.any(Number), detectionMethod: "oembed-discovery" });
+      expect(body.data.provider).toEqual({ name: `oembed:${new URL(origin).hostname}`, confidence: expect.any(Number), detectionMethod: "oembed-discovery" });
       expect(body.data.provider.confidence).toBeLessThan(1);
       // The embed URL is the src of the iframe in the oEmbed html.
       expect(body.data.playback).toMatchObject({ strategy: "iframe", embedUrl: "https://player.example.test/embed" });
       expect(body.data.preview).toEqual({ thumbnail: { url: "https://i.example.test/video.example.test/thumb.jpg" } });
       if (profile === "fast") expect(body.data.providerData).toBeUndefined();
       else {
-        expect(body.data.providerData.oembed).toMatchObject({ title, provider_name: "video.example.test" });
+        expect(body.data.providerData.oembed).toMatchObject({ title });
+        // The page's own claims are not passed on: no html, no self-declared provider name.
+        expect(body.data.providerData.oembed.html).toBeUndefined();
+        expect(body.data.providerData.oembed.provider_name).toBeUndefined();
         expect(body.data.playback.html).toMatch(/^<iframe [^<>]*src="https:\/\/player\.example\.test\/embed"[^<>]*sandbox="[^"]+"[^<>]*><\/iframe>$/);
       }
     }
     const embed = await inspect(url, "profile=embed");
     expect(embed.body.data).toMatchObject({
-      provider: "video.example.test",
-      verification: { registryVerified: false, networkVerified: true, method: "oembed-discovery" },
+      provider: `oembed:${new URL(origin).hostname}`,
+      verification: { providerVerified: false, registryVerified: false, networkVerified: true, method: "oembed-discovery" },
       render: { strategy: "iframe", tag: "iframe", attributes: { src: "https://player.example.test/embed", allowfullscreen: true } },
     });
     // One oEmbed request however many inspections; the page itself was read once.
@@ -175,5 +178,31 @@ describe("reading the head", () => {
     expect(requests).toHaveLength(2);
     const headEnd = pad + 1024;
     for (const q of requests) expect(q.bytes).toBeLessThanOrEqual(headEnd + 4 * 16 * KiB);
+  });
+});
+
+describe("a discovered oEmbed is untrusted (issue 15, finding 6)", () => {
+  it("a page posing as YouTube: namespaced name, never verified or safe, no html, no javascript: URLs", async () => {
+    const n = `Hostile${nonce()}`;
+    const { url } = discoveryPage(n, { host: "www.youtube.com" });
+    for (const profile of ["standard", "embed"]) {
+      const { status, body } = await inspect(url, `profile=${profile}`);
+      expect(status, JSON.stringify(body)).toBe(200);
+      const text = JSON.stringify(body);
+      expect(text).not.toMatch(/javascript:|<script|alert\(/i);
+      expect(text).not.toMatch(/"(name|provider)":"youtube"/i);
+      if (profile === "standard") {
+        expect(body.data.provider).toMatchObject({ name: `oembed:${new URL(origin).hostname}`, detectionMethod: "oembed-discovery" });
+        expect(body.data.providerData.oembed).toEqual({ type: "video", version: "1.0", title: "Totally YouTube", width: 640, height: 360 });
+        // No https iframe in the html: the embed is the page itself, never the javascript: src.
+        expect(body.data.providerData.embedUrl).toBe(url);
+      } else {
+        expect(body.data.provider).toBe(`oembed:${new URL(origin).hostname}`);
+        expect(body.data.verification).toMatchObject({ providerVerified: false, registryVerified: false });
+        expect(body.data.render.safeEmbed).toBe(false);
+        expect(body.data.render.renderConfidence.level).not.toBe("verified");
+        expect(body.data.renderability.iframe.supported).not.toBe("verified");
+      }
+    }
   });
 });

@@ -117,16 +117,17 @@ describe("webhook delivery", { timeout: 30_000 }, () => {
     expect(await webhookDeliveries(pb)).toHaveLength(1);
   });
 
-  it("a failing runner still ends in one completion event (stages failed, not pending)", async () => {
+  it("a failing runner still ends in one event, status failed (stages failed, not pending)", async () => {
     const path = uniquePath("ok");
     const res = await inspect(undefined, "", { body: JSON.stringify({ url: media("video.mp4", "runner=fail"), webhookUrl: `${receiverBase}${path}` }) });
     expect(res.status).toBe(202);
     const { deliveries } = await awaitDeliveries(path, 1, 20_000);
     const event = WebhookEvent.parse(verified(deliveries[0]!));
-    expect(event.data.status).toBe("completed");
+    expect(event.data.status).toBe("failed");
     expect(event.data.result!.processing.pendingStages).toEqual([]);
+    // The video facts came from the moov at the edge (issue 9); only the runner's previews fail.
     expect(event.data.result!.processing.failedStages).toEqual(
-      expect.arrayContaining(["metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"]),
+      expect.arrayContaining(["preview:thumbnail", "preview:blurhash", "preview:palette"]),
     );
   });
 });

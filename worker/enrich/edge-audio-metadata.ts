@@ -5,9 +5,9 @@ import { readAsfStreams } from "../probe/asf-streams.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import type { TrackEvidence } from "../probe/evidence.ts";
 import { readMp4, type Mp4Facts } from "../probe/mp4-boxes.ts";
-import { matroskaVideoFps } from "../probe/matroska-tracks.ts";
+import { readMatroskaHead, type MatroskaFacts } from "../probe/matroska-tracks.ts";
 import { RangeTokenizer } from "../probe/range-tokenizer.ts";
-import { matroskaDurationFromTail, matroskaTimecodeScale, mp3DurationByFrames } from "../probe/tail-duration.ts";
+import { matroskaDurationFromTail, mp3DurationByFrames } from "../probe/tail-duration.ts";
 import type { z } from "zod";
 
 export interface EdgeMediaFacts {
@@ -23,26 +23,29 @@ const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mim
 const isMatroska = (mime: string) => /^(video|audio)\/(webm|matroska|x-matroska)$/.test(mime);
 
 /**
- * Reads container facts through Range requests: music-metadata for every audio container and the Matroska/Ogg/
- * ASF track lists, our box reader for MP4/MOV (track headers, display matrix, sample entries, which
- * music-metadata leaves out), tail reads for durations the header does not state.
+ * Reads container facts through Range requests: our readers where music-metadata leaves facts out or reads too
+ * much (MP4/MOV boxes: track headers, display matrix, sample entries; Matroska Info/Tracks from the head; the
+ * ASF header's stream list), music-metadata for the other audio containers and Ogg, tail reads for durations
+ * the header does not state.
  * Returns what it could read; the media runner does the rest.
  */
 export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, head: Uint8Array): Promise<EdgeMediaFacts | undefined> {
   if (source.size === undefined) return undefined;
   const size = source.size;
   const mp4 = isMp4(mime) ? await readMp4(source).catch(() => undefined) : undefined;
-  const format = await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
+  // Matroska's Info and Tracks sit in the head; music-metadata would walk every cluster of a live recording.
+  const mkv = isMatroska(mime) ? readMatroskaHead(head) : undefined;
+  const format = mkv ? undefined : await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
     .then((m) => m.format)
     .catch(() => undefined);
   const asf = /ms-asf/.test(mime) ? readAsfStreams(head) : undefined;
-  if (!format && !mp4 && !asf) return undefined;
+  if (!format && !mp4 && !mkv && !asf) return undefined;
 
   const facts: EdgeMediaFacts = {};
-  facts.tracks = trackEvidence(mime, format, mp4, asf);
-  let duration = mp4?.durationSeconds ?? format?.duration;
-  if (duration === undefined && format && isMatroska(mime)) {
-    duration = await matroskaDurationFromTail(source, matroskaTimecodeScale(head)).catch(() => undefined);
+  facts.tracks = trackEvidence(mime, format, mp4, mkv, asf);
+  let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
+  if (duration === undefined && mkv) {
+    duration = await matroskaDurationFromTail(source, head, mkv.timecodeScale).catch(() => undefined);
     if (duration !== undefined) facts.durationSource = "matroska-tail";
   }
   if (duration === undefined && mime === "audio/mpeg") {
@@ -50,26 +53,26 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     if (duration !== undefined) facts.durationSource = "mp3-frames";
   }
 
-  const mp4Audio = mp4?.tracks.find((t) => t.kind === "audio");
+  const box = mp4?.tracks.find((t) => t.kind === "audio") ?? mkv?.tracks.find((t) => t.kind === "audio");
   const mmAudio = format?.trackInfo.find((t) => t.type === 2 || t.audio);
-  const codecName = mp4Audio?.codec ?? (format?.codec ? ffprobeCodecName(format.codec, format.bitsPerSample) : undefined);
+  const codecName = box?.codec ?? (format?.codec ? ffprobeCodecName(format.codec, format.bitsPerSample) : undefined);
   // Opus decodes at 48 kHz always; the header's "input sample rate" is only what the encoder was fed.
   const sampleRate = codecName === "opus" ? 48000
-    : (mp4Audio?.sampleRate ?? mmAudio?.audio?.samplingFrequency ?? format?.sampleRate ?? asf?.sampleRate);
-  const channels = mp4Audio?.channels ?? mmAudio?.audio?.channels ?? format?.numberOfChannels ?? asf?.channels;
-  const bits = mmAudio?.audio?.bitDepth ?? format?.bitsPerSample ?? asf?.bitsPerSample;
+    : (box?.sampleRate ?? mmAudio?.audio?.samplingFrequency ?? format?.sampleRate ?? asf?.sampleRate);
+  const channels = box?.channels ?? mmAudio?.audio?.channels ?? format?.numberOfChannels ?? asf?.channels;
+  const bits = (mkv?.tracks.find((t) => t.kind === "audio")?.bitDepth) ?? mmAudio?.audio?.bitDepth ?? format?.bitsPerSample ?? asf?.bitsPerSample;
 
   const video = mp4?.tracks.find((t) => t.kind === "video" && !t.stillPicture);
-  const mmVideo = format?.trackInfo.find((t) => t.type === 1 && t.video);
-  if (video || mmVideo) {
+  const mkvVideo = mkv?.tracks.find((t) => t.kind === "video");
+  if (video || mkvVideo) {
     facts.video = defined({
       duration: durationOf(duration),
-      fps: video?.fps ?? (isMatroska(mime) ? matroskaVideoFps(head) : undefined),
+      fps: video?.fps ?? mkvVideo?.fps,
       bitrate: duration ? bitrateOf((size * 8) / duration) : undefined,
-      width: video?.width ?? mmVideo?.video?.displayWidth ?? mmVideo?.video?.pixelWidth,
-      height: video?.height ?? mmVideo?.video?.displayHeight ?? mmVideo?.video?.pixelHeight,
+      width: video?.width ?? mkvVideo?.width,
+      height: video?.height ?? mkvVideo?.height,
       rotation: video?.rotation,
-      codec: video?.codec ?? (mmVideo?.codecName ? matroskaCodec(mmVideo.codecName) : undefined),
+      codec: video?.codec ?? mkvVideo?.codec,
       profile: video?.profile,
       pixelFormat: video?.pixelFormat,
       hdr: video?.hdr,
@@ -94,7 +97,8 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
 }
 
 /** Audio and video track counts from the container's own list; cover art is never a video track. */
-function trackEvidence(mime: string, format: IFormat | undefined, mp4: Mp4Facts | undefined, asf: ReturnType<typeof readAsfStreams>): TrackEvidence | undefined {
+function trackEvidence(mime: string, format: IFormat | undefined, mp4: Mp4Facts | undefined, mkv: MatroskaFacts | undefined,
+  asf: ReturnType<typeof readAsfStreams>): TrackEvidence | undefined {
   if (mp4) {
     return {
       video: mp4.tracks.filter((t) => t.kind === "video" && !t.stillPicture).length,
@@ -102,6 +106,7 @@ function trackEvidence(mime: string, format: IFormat | undefined, mp4: Mp4Facts 
       source: "mp4-moov",
     };
   }
+  if (mkv) return { video: mkv.tracks.filter((t) => t.kind === "video").length, audio: mkv.tracks.filter((t) => t.kind === "audio").length, source: "matroska-tracks" };
   if (asf) return { video: asf.video, audio: asf.audio, source: "asf-header" };
   if (!format) return undefined;
   const listed = format.trackInfo.filter((t) => t.type === 1 || t.type === 2);
@@ -118,15 +123,6 @@ const losslessCodecs = new Set(["flac", "alac", "pcm", "wavpack", "ape", "tta"])
 /** The names ffprobe gives channel counts when the file does not spell out a layout. */
 export function channelLayoutOf(channels: number): string | undefined {
   return ({ 1: "mono", 2: "stereo", 6: "5.1", 8: "7.1" } as Record<number, string>)[channels];
-}
-
-/** Matroska CodecID (music-metadata drops the V_ prefix) to ffprobe's names. */
-function matroskaCodec(id: string): string {
-  const upper = id.toUpperCase();
-  if (upper.includes("AVC")) return "h264";
-  if (upper.includes("HEVC")) return "hevc";
-  if (upper.includes("MPEG4/ISO/ASP")) return "mpeg4";
-  return upper.replace(/^V_/, "").toLowerCase();
 }
 
 /**

@@ -3,7 +3,8 @@ import { errors } from "../errors/api-error.ts";
 import { resolveHost } from "./doh-resolver.ts";
 
 /**
- * Refuses a URL whose host is, or resolves to, a denied address. Runs before every hop's connection.
+ * Refuses a URL whose host is, or resolves to, a denied address. Runs before every hop's connection and
+ * returns the checked addresses: the connection is made to one of them, never to the name again.
  * Every resolved address must pass: one private answer among public ones is enough to refuse (DNS answers
  * can be rotated between our check and the runtime's own lookup).
  */
@@ -12,15 +13,16 @@ export async function assertPublicTarget(
   allowlist: Allowlist,
   resolverUrl: string,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<string[]> {
   const port = effectivePort(url);
   const host = classifyUrlHost(url, allowlist);
   if (!host.decision.allowed) throw errors.ssrfBlocked(`${url.hostname}: ${host.decision.reason}`);
-  if (host.type === "ip") return;
+  if (host.type === "ip") return [host.ip];
   const addresses = await resolveHost(resolverUrl, host.hostname, signal);
   if (addresses.length === 0) throw errors.badGateway(`The host ${host.hostname} does not resolve.`);
   for (const address of addresses) {
     const decision = checkIpAddress(address, port, allowlist);
     if (!decision.allowed) throw errors.ssrfBlocked(`${host.hostname} -> ${address}: ${decision.reason}`);
   }
+  return addresses;
 }

@@ -3,12 +3,23 @@ import { ApiError, errors } from "../errors/api-error.ts";
 import { assertPublicTarget } from "./address-guard.ts";
 import type { Deadline } from "./deadline.ts";
 import { outboundHeaders } from "./outbound-headers.ts";
+import { pinnedFetch } from "./pinned-http.ts";
+import { effectivePort } from "../../shared/net/index.ts";
+
+/**
+ * How a checked hop is connected. "pinned": a socket to the address the DoH check approved (every mode but
+ * Cloudflare's edge). "platform": the runtime's fetch(), which resolves the name again; only safe where the
+ * platform itself cannot reach private networks (Cloudflare Workers), see SECURITY.md.
+ */
+export type OutboundTransport = "pinned" | "platform";
+import { withOriginSlot } from "./origin-limiter.ts";
 
 export interface FetchPolicy {
   allowlist: Allowlist;
   resolverUrl: string;
   maxRedirects: number;
   deadline: Deadline;
+  transport: OutboundTransport;
 }
 
 export interface SafeRequest {
@@ -38,14 +49,13 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
   let redirects = 0;
   try {
     for (;;) {
-      await assertPublicTarget(url, policy.allowlist, policy.resolverUrl, signal);
-      const response = await fetch(url, {
-        method: request.method ?? "GET",
-        headers: outboundHeaders(request.headers),
-        body: request.body,
-        redirect: "manual",
-        signal,
-      });
+      const addresses = await assertPublicTarget(url, policy.allowlist, policy.resolverUrl, signal);
+      const init = { method: request.method ?? "GET", headers: outboundHeaders(request.headers), body: request.body, signal };
+      const target = url;
+      const response = await withOriginSlot(target, signal, () =>
+        policy.transport === "pinned"
+          ? pinnedFetch(target, addresses[0]!, effectivePort(target), init)
+          : fetch(target, { ...init, redirect: "manual" }));
       const location = response.headers.get("location");
       if (request.followRedirects === false || !redirectStatuses.has(response.status) || !location) {
         return { response, finalUrl: url.href, redirects };

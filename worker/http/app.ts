@@ -7,6 +7,7 @@ import { inspectUrl } from "../inspect/inspect-service.ts";
 import { getJob } from "../jobs/job-service.ts";
 import type { AppEnv } from "./app-env.ts";
 import { corsForConfiguredOrigins } from "./cors.ts";
+import { inspectRateLimit } from "./rate-limit.ts";
 import { notFound, onError, validationHook } from "./error-handling.ts";
 import { requestBodyLimit } from "./json-body.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
@@ -28,13 +29,13 @@ export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   // Order matters: the id first (every later line and response carries it), then the log line (it sees the
-  // final status), CORS (preflights answered before routing), then per-route limits before any parsing.
+  // final status), CORS (preflights answered before routing), then per-route limits before any parsing (the per-client rate limit, then the body size).
   app.use(requestIdentity);
   app.use(requestLog);
   app.use(corsForConfiguredOrigins);
   app.use("/api/v1/inspect", timing({ totalDescription: "this request", crossOrigin: true }));
+  app.post("/api/v1/inspect", inspectRateLimit());
   app.post("/api/v1/inspect", requestBodyLimit);
-  // (per-client rate limit on POST /api/v1/inspect: worker/http/rate-limit.ts)
 
   // Chained so the route types accumulate into AppType (what `hono/client` reads).
   const routes = app

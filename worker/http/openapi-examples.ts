@@ -169,6 +169,7 @@ export const errorExamples = {
   remoteTooLarge: error("PAYLOAD_TOO_LARGE", "The remote file exceeds the 50 MB limit."),
   bodyTooLarge: error("PAYLOAD_TOO_LARGE", `The request body exceeds ${maxRequestBodyBytes} bytes; send only { "url": "...", "webhookUrl"?: "..." }.`),
   unsupportedMediaType: error("UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with the header Content-Type: application/json (got text/plain)."),
+  rateLimited: error("RATE_LIMITED", "Too many inspections from this client: at most 60 per 60 s."),
   internal: error("INTERNAL_ERROR", "Internal error. The request was not completed."),
   badGateway: error("BAD_GATEWAY", "The remote server answered 503."),
 } satisfies Record<string, ErrorBody>;

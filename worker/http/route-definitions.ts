@@ -47,6 +47,17 @@ const inspectErrors = {
   415: errorResponse("UNSUPPORTED_MEDIA_TYPE: the body was sent without Content-Type: application/json", {
     unsupportedMediaType: one("UNSUPPORTED_MEDIA_TYPE", e.unsupportedMediaType),
   }),
+  429: {
+    ...errorResponse("RATE_LIMITED: this client passed its per-minute inspection limit (INSPECT_RATE_LIMIT); retry after Retry-After seconds", {
+      rateLimited: one("RATE_LIMITED", e.rateLimited),
+    }),
+    headers: {
+      "X-Request-Id": requestIdHeader,
+      "Retry-After": { description: "Seconds until the client's window resets", schema: { type: "integer" as const } },
+      RateLimit: { description: "IETF draft RateLimit fields: remaining requests and reset time", schema: { type: "string" as const } },
+      "RateLimit-Policy": { description: "The limit and its window, e.g. `60;w=60`", schema: { type: "string" as const } },
+    },
+  },
   500: internal,
   502: errorResponse("BAD_GATEWAY: the remote server failed, reset, redirected too often or sent garbage", { badGateway: one("BAD_GATEWAY", e.badGateway) }),
 } as const;

@@ -3,7 +3,8 @@ import { fetchPolicy, type FetchPolicy } from "../fetch/index.ts";
 import type { ProbeResult, ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { createRecord } from "../resource/create-record.ts";
-import { finishStage } from "../resource/stage-state.ts";
+import { applyInlineOutput, finishStage } from "../resource/stage-state.ts";
+import type { EngineOutput } from "../../shared/stages/index.ts";
 import { probeUrl } from "../probe/probe.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
@@ -64,9 +65,7 @@ const steps: readonly Step[] = [
   discoverPageProvider,
   registerStages,
   finishCoreStages,
-  readImageHeaderFacts,
-  writeAudioFacts,
-  writeVideoFacts,
+  finishInlineMetadata,
   writeStreamFacts,
   writePageFacts,
 ];
@@ -179,30 +178,21 @@ function finishCoreStages(i: Inspection): void {
   record.timings = { mediaFormat: Math.round(i.probedAt - i.started), semantic: Math.round(semanticMs) };
 }
 
-/** Image dimensions, alpha and colour space straight from the header bytes the probe read. */
-function readImageHeaderFacts(i: Inspection): void {
+/**
+ * Metadata the bytes already read declare: image dimensions, alpha and colour space from the header; audio
+ * and video facts from the container (a video's only when it has duration and size, so `fast` has them).
+ * The registry's inline-capable stages take what fills them; the rest wait for the edge or the runner.
+ */
+function finishInlineMetadata(i: Inspection): void {
   const record = i.record!;
-  if (record.category !== "image") return;
-  const image = imageMetadataOf(readImageHeader(i.head));
-  if (image) {
-    record.results.image = image;
-    finishStage(record, "metadata:image", { state: "done", durationMs: 0, engine: "edge" });
-  }
-}
-
-function writeAudioFacts(i: Inspection): void {
-  const record = i.record!;
-  if (record.category !== "audio" || !i.facts?.audio) return;
-  record.results.audio = i.facts.audio;
-  finishStage(record, "metadata:audio", { state: "done", durationMs: performance.now() - i.probedAt, engine: "edge" });
-}
-
-/** The container's header holds the video facts, so `fast` has them; the runner still makes the previews. */
-function writeVideoFacts(i: Inspection): void {
-  const record = i.record!;
-  if (record.category !== "video" || !i.facts?.video?.duration || !i.facts.video.width) return;
-  record.results.video = i.facts.video;
-  finishStage(record, "metadata:video", { state: "done", durationMs: performance.now() - i.probedAt, engine: "edge" });
+  const image = record.category === "image" ? imageMetadataOf(readImageHeader(i.head)) : undefined;
+  const video = i.facts?.video?.duration && i.facts.video.width ? i.facts.video : undefined;
+  const metadata: NonNullable<EngineOutput["metadata"]> = {
+    ...(image ? { image } : {}),
+    ...(i.facts?.audio ? { audio: i.facts.audio } : {}),
+    ...(video ? { video } : {}),
+  };
+  applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
 }
 
 function writeStreamFacts(i: Inspection): void {

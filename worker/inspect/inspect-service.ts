@@ -39,7 +39,10 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   const stub = env.RESOURCE.get(env.RESOURCE.idFromName(normalizedUrl));
   const reply = (await stub.inspect({
     key,
-    url: url.href,
+    // The stored record keeps the normalised URL (no fragment, no tracking parameters); the caller's own
+    // URL stays with the caller's job only (issue 15, finding 5).
+    url: normalizeUrl(url),
+    callerUrl: body.url.trim(),
     normalizedUrl,
     profile: query.profile,
     ...(match ? { provider: match } : {}),

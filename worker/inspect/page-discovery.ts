@@ -4,6 +4,7 @@ import type { RangeByteSource } from "../probe/byte-source.ts";
 import { headComplete, maxHtmlHeadBytes, readHtmlHead, type HtmlHeadFacts } from "../probe/html-head.ts";
 import { fetchOembed, type OembedData } from "../enrich/oembed-client.ts";
 import { safeFetch, type FetchPolicy } from "../fetch/index.ts";
+import { decodeEntities, scanHtml } from "../probe/html-scan.ts";
 
 /**
  * Reads the page only up to </head> (at most maxHtmlHeadBytes), through Range requests when needed. An origin
@@ -69,9 +70,49 @@ async function readHeadByGet(source: RangeByteSource, policy: FetchPolicy): Prom
   return bytes;
 }
 
+/** oEmbed fields holding URLs: kept only when they are http(s). */
+const oembedUrlFields = ["author_url", "provider_url", "thumbnail_url"] as const;
+
+/**
+ * A discovered oEmbed document is the page's own claim about itself, so it is untrusted (issue 15, finding 6):
+ * `html` is never kept (only an https iframe src taken from it becomes the embed URL), the self-declared
+ * `provider_name` is dropped (the provider is named `oembed:<page host>`), and non-http(s) URLs are dropped.
+ */
+export function sanitizeDiscoveredOembed(data: OembedData): OembedData {
+  const { html: _html, provider_name: _name, ...rest } = data;
+  const clean: OembedData = { ...rest };
+  for (const field of oembedUrlFields) {
+    const value = clean[field];
+    if (value !== undefined && !isHttpUrl(value)) delete clean[field];
+  }
+  return clean;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:";
+  } catch {
+    return false;
+  }
+}
+
+/** The https src of the first iframe in an oEmbed html value, or undefined. */
+function httpsIframeSrc(html: string | undefined, base: string): string | undefined {
+  const src = html ? firstIframeSrc(html) : undefined;
+  if (!src) return undefined;
+  try {
+    const parsed = new URL(decodeEntities(src), base);
+    return parsed.protocol === "https:" ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Generic oEmbed discovery (oEmbed spec section 4) for pages of providers not in the registry: follow the
- * page's own json+oembed link through the safe fetcher and describe the page as that provider's embed.
+ * page's own json+oembed link through the safe fetcher and describe the page as an embed. Nothing of it is
+ * verified: the projection reports providerVerified/safeEmbed only for registry providers.
  */
 export async function discoverProvider(
   pageUrl: string,
@@ -80,18 +121,10 @@ export async function discoverProvider(
 ): Promise<{ provider: ProviderRecord; oembed: OembedData } | undefined> {
   const outcome = await fetchOembed(oembedUrl, config);
   if (outcome.kind !== "ok") return undefined;
-  const data = outcome.data;
-  const iframeSrc = data.html?.match(/<iframe\b[^>]*\bsrc\s*=\s*["']([^"']+)["']/i)?.[1];
-  let embedUrl = pageUrl;
-  if (iframeSrc) {
-    try {
-      const parsed = new URL(iframeSrc.replace(/&amp;/g, "&"), pageUrl);
-      if (parsed.protocol === "https:" || parsed.protocol === "http:") embedUrl = parsed.href;
-    } catch {
-      /* keep the page URL */
-    }
-  }
-  const name = (data.provider_name ?? new URL(pageUrl).hostname.replace(/^www\./, "")).toLowerCase().trim();
+  const raw = outcome.data;
+  const iframeSrc = httpsIframeSrc(raw.html, pageUrl);
+  const data = sanitizeDiscoveredOembed(raw);
+  const name = `oembed:${new URL(pageUrl).hostname}`;
   const width = Number(data.width) > 0 ? Math.round(Number(data.width)) : 640;
   const height = Number(data.height) > 0 ? Math.round(Number(data.height)) : 360;
   return {
@@ -103,9 +136,9 @@ export async function discoverProvider(
       detectionMethod: "oembed-discovery",
       id: pageUrl,
       canonicalUrl: pageUrl,
-      embedUrl,
+      embedUrl: iframeSrc ?? pageUrl,
       semanticType: data.type === "audio" ? "embedded-audio" : "embedded-video",
-      ...(data.thumbnail_url && /^https?:\/\//.test(data.thumbnail_url) ? { thumbnailUrl: data.thumbnail_url } : {}),
+      ...(data.thumbnail_url ? { thumbnailUrl: data.thumbnail_url } : {}),
       oembed: { endpoint: oembedUrl, url: pageUrl },
       iframe: {
         allow: "autoplay; encrypted-media; fullscreen; picture-in-picture",
@@ -117,4 +150,17 @@ export async function discoverProvider(
       capabilities: { autoplay: false, timestamps: false, playlists: false, responsive: false, fullscreen: true, requiresParentHost: false },
     },
   };
+}
+
+/** The src of the first <iframe> in an oEmbed `html` value, read by the linear scanner (the html is untrusted). */
+export function firstIframeSrc(html: string): string | undefined {
+  let src: string | undefined;
+  scanHtml(html.slice(0, 64 * 1024), {
+    tag(tag) {
+      if (tag.name !== "iframe") return;
+      src = tag.attrs.get("src") || undefined;
+      return "stop";
+    },
+  });
+  return src;
 }

@@ -21,7 +21,7 @@ export async function getJob(env: Env, id: string, baseUrl?: string): Promise<Jo
   const reply = (await env.RESOURCE.get(durableId).getJob(id)) as unknown as JobReply;
   if (!reply.found) throw notFound(id);
   const data =
-    reply.job.status === "completed" && reply.record
+    (reply.job.status === "completed" || reply.job.status === "failed") && reply.record
       ? (project(reply.record, { profile: "standard", responseSource: "cache", ...(baseUrl ? { baseUrl } : {}) }) as InspectResponse)
       : undefined;
   return { success: true, job: reply.job, ...(data ? { data } : {}) };

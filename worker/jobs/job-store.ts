@@ -4,6 +4,12 @@ export type JobRow = {
   completed_at: number | null;
   webhook_url: string | null;
   expires_at: number;
+  /** The URL as this job's caller sent it: shown only in this job's result and webhook (issue 15, finding 5). */
+  caller_url: string | null;
+  /** JSON list of the stages the job waits for (pending at creation); null on rows written before it existed. */
+  stages: string | null;
+  /** Highest progress shown so far, so progress never moves back. */
+  progress: number;
 };
 
 export type DeliveryRow = {
@@ -22,10 +28,37 @@ export class JobStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS job (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, completed_at INTEGER, webhook_url TEXT, expires_at INTEGER NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS webhook_delivery (job_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
       next_attempt_at INTEGER, delivered_at INTEGER, gave_up_at INTEGER, last_error TEXT)`);
+    // Columns added later: existing objects get them on first use (SQLite has no ADD COLUMN IF NOT EXISTS).
+    const columns = new Set(sql.exec<{ name: string }>(`PRAGMA table_info(job)`).toArray().map((c) => c.name));
+    if (!columns.has("caller_url")) sql.exec(`ALTER TABLE job ADD COLUMN caller_url TEXT`);
+    if (!columns.has("stages")) sql.exec(`ALTER TABLE job ADD COLUMN stages TEXT`);
+    if (!columns.has("progress")) sql.exec(`ALTER TABLE job ADD COLUMN progress INTEGER NOT NULL DEFAULT 0`);
   }
 
-  create(id: string, now: number, ttlMs: number, webhookUrl?: string): void {
-    this.sql.exec(`INSERT INTO job (id, created_at, webhook_url, expires_at) VALUES (?, ?, ?, ?)`, id, now, webhookUrl ?? null, now + ttlMs);
+  create(id: string, now: number, ttlMs: number, webhookUrl: string | undefined, stages: readonly string[], callerUrl?: string): void {
+    this.sql.exec(
+      `INSERT INTO job (id, created_at, webhook_url, expires_at, stages, caller_url) VALUES (?, ?, ?, ?, ?, ?)`,
+      id, now, webhookUrl ?? null, now + ttlMs, JSON.stringify(stages), callerUrl ?? null,
+    );
+  }
+
+  /** Remembers the progress shown, so a later view never shows less. */
+  raiseProgress(id: string, progress: number): void {
+    this.sql.exec(`UPDATE job SET progress = ? WHERE id = ? AND progress < ?`, progress, id, progress);
+  }
+
+  /**
+   * The unexpired job of this (webhook URL, caller URL) on this resource, pending or already delivered: a
+   * repeated request joins it instead of adding another POST to the same target (issue 15, finding 7). Only
+   * the same caller URL joins, so no caller can read another caller's URL through a shared job.
+   */
+  existingForWebhook(webhookUrl: string, callerUrl: string | undefined, now: number): JobRow | undefined {
+    return this.sql
+      .exec<JobRow>(
+        `SELECT * FROM job WHERE webhook_url = ? AND caller_url IS ? AND expires_at > ? ORDER BY created_at LIMIT 1`,
+        webhookUrl, callerUrl ?? null, now,
+      )
+      .toArray()[0];
   }
 
   get(id: string, now: number): JobRow | undefined {
@@ -43,10 +76,10 @@ export class JobStore {
     this.sql.exec(`INSERT OR IGNORE INTO webhook_delivery (job_id, message_id, next_attempt_at) VALUES (?, ?, ?)`, jobId, messageId, at);
   }
 
-  dueDeliveries(now: number): (DeliveryRow & { webhook_url: string; completed_at: number })[] {
+  dueDeliveries(now: number): (DeliveryRow & { webhook_url: string; completed_at: number; caller_url: string | null })[] {
     return this.sql
-      .exec<DeliveryRow & { webhook_url: string; completed_at: number }>(
-        `SELECT d.*, j.webhook_url, j.completed_at FROM webhook_delivery d JOIN job j ON j.id = d.job_id
+      .exec<DeliveryRow & { webhook_url: string; completed_at: number; caller_url: string | null }>(
+        `SELECT d.*, j.webhook_url, j.completed_at, j.caller_url FROM webhook_delivery d JOIN job j ON j.id = d.job_id
          WHERE d.delivered_at IS NULL AND d.gave_up_at IS NULL AND d.next_attempt_at <= ?`,
         now,
       )
@@ -58,6 +91,11 @@ export class JobStore {
       `UPDATE webhook_delivery SET attempts = attempts + 1, delivered_at = ?, next_attempt_at = ?, gave_up_at = ?, last_error = ? WHERE job_id = ?`,
       outcome.deliveredAt ?? null, outcome.nextAttemptAt ?? null, outcome.gaveUpAt ?? null, outcome.error ?? null, jobId,
     );
+  }
+
+  /** Moves a due delivery to later without counting an attempt (its target host is over its rate limit). */
+  postpone(jobId: string, at: number): void {
+    this.sql.exec(`UPDATE webhook_delivery SET next_attempt_at = ? WHERE job_id = ?`, at, jobId);
   }
 
   delivery(jobId: string): DeliveryRow | undefined {

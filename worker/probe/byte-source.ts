@@ -8,6 +8,7 @@ import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
  */
 export class RangeByteSource {
   private readonly segments: { offset: number; bytes: Uint8Array }[] = [];
+  private headSize: number | undefined;
   /** Bytes pulled from the origin through this source (the probe's head included). */
   bytesFetched = 0;
 
@@ -22,8 +23,19 @@ export class RangeByteSource {
   ) {}
 
   addSegment(offset: number, bytes: Uint8Array, counted = true): void {
-    this.segments.push({ offset, bytes });
+    // The first segment is the probe's head: the extra-bytes budget is counted beyond it.
+    this.headSize ??= offset === 0 ? bytes.byteLength : 0;
     if (counted) this.bytesFetched += bytes.byteLength;
+    // Joined to a segment it touches, so a read across the two (head, then the rest) is served from memory.
+    const before = this.segments.find((s) => s.offset + s.bytes.byteLength === offset);
+    if (before) {
+      const joined = new Uint8Array(before.bytes.byteLength + bytes.byteLength);
+      joined.set(before.bytes, 0);
+      joined.set(bytes, before.bytes.byteLength);
+      before.bytes = joined;
+      return;
+    }
+    this.segments.push({ offset, bytes });
   }
 
   /** Reads up to `length` bytes at `offset`; fewer only at end of file. */
@@ -49,7 +61,7 @@ export class RangeByteSource {
   }
 
   private headBytes(): number {
-    return this.segments[0]?.bytes.byteLength ?? 0;
+    return this.headSize ?? 0;
   }
 
   private fromCache(start: number, end: number): Uint8Array | undefined {

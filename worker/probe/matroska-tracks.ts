@@ -1,49 +1,143 @@
 import { uint, vint } from "./tail-duration.ts";
 
-/**
- * The first video track's DefaultDuration (ns per frame) from the Tracks element in the head: the frame rate
- * Matroska declares, which music-metadata does not expose. Undefined when Tracks is not in these bytes.
- */
-export function matroskaVideoFps(head: Uint8Array): number | undefined {
-  // The ID also appears inside the SeekHead (as a SeekID value): try each occurrence until one holds TrackEntries.
-  for (let at = find(head, tracksId, 0); at !== undefined; at = find(head, tracksId, at + 1)) {
-    const size = vint(head, at + 4);
-    if (!size) continue;
-    const start = at + 4 + size.length;
-    const end = Math.min(head.length, start + (size.unknown ? head.length : size.value));
-    const entries = [...children(head, start, end)].filter((e) => e.id === 0xae);
-    if (entries.length === 0) continue;
-    for (const entry of entries) {
-      let type: number | undefined;
-      let frameNs: number | undefined;
-      for (const field of children(head, entry.start, entry.end)) {
-        if (field.id === 0x83) type = uint(head, field.start, field.end - field.start);
-        if (field.id === 0x23e383) frameNs = uint(head, field.start, field.end - field.start);
-      }
-      if (type === 1) return frameNs ? Math.round((1e9 / frameNs) * 1000) / 1000 : undefined;
-    }
-    return undefined;
-  }
-  return undefined;
+/** One TrackEntry of a Matroska/WebM file, as its Tracks element declares it. */
+export interface MatroskaTrack {
+  kind: "video" | "audio" | "other";
+  /** ffprobe's codec name. */
+  codec?: string;
+  width?: number;
+  height?: number;
+  fps?: number;
+  sampleRate?: number;
+  channels?: number;
+  bitDepth?: number;
 }
 
-const tracksId = [0x16, 0x54, 0xae, 0x6b];
+export interface MatroskaFacts {
+  /** Info/Duration in seconds, when the muxer wrote it (MediaRecorder does not). */
+  durationSeconds?: number;
+  timecodeScale: number;
+  tracks: MatroskaTrack[];
+}
 
-function find(b: Uint8Array, id: number[], from: number): number | undefined {
-  outer: for (let o = from; o + id.length <= b.length; o++) {
+/** Matroska CodecID to ffprobe's names. */
+const codecs: Readonly<Record<string, string>> = {
+  V_VP8: "vp8", V_VP9: "vp9", V_AV1: "av1", "V_MPEG4/ISO/AVC": "h264", "V_MPEGH/ISO/HEVC": "hevc", V_THEORA: "theora",
+  "V_MPEG4/ISO/ASP": "mpeg4", V_PRORES: "prores", A_OPUS: "opus", A_VORBIS: "vorbis", A_FLAC: "flac", "A_MPEG/L3": "mp3",
+  "A_MPEG/L2": "mp2", A_AC3: "ac3", A_EAC3: "eac3", A_ALAC: "alac", A_DTS: "dts", A_TRUEHD: "truehd",
+};
+
+const ids = {
+  segment: [0x18, 0x53, 0x80, 0x67], info: 0x1549a966, tracks: 0x1654ae6b, timecodeScale: 0x2ad7b1, duration: 0x4489,
+  trackEntry: 0xae, trackType: 0x83, codecId: 0x86, defaultDuration: 0x23e383, video: 0xe0, audio: 0xe1,
+  pixelWidth: 0xb0, pixelHeight: 0xba, displayWidth: 0x54b0, displayHeight: 0x54ba, displayUnit: 0x54b2,
+  samplingFrequency: 0xb5, outputSamplingFrequency: 0x78b5, channels: 0x9f, bitDepth: 0x6264, cluster: 0x1f43b675,
+} as const;
+
+/**
+ * Reads the Segment's Info and Tracks from the head (muxers put them before the first Cluster). Undefined when
+ * the head holds no Tracks. Linear in the head's size; unknown-size elements (live streams) are descended into.
+ */
+export function readMatroskaHead(head: Uint8Array): MatroskaFacts | undefined {
+  const segment = find(head, ids.segment);
+  if (segment === undefined) return undefined;
+  const size = vint(head, segment + 4);
+  if (!size) return undefined;
+  const facts: MatroskaFacts = { timecodeScale: 1_000_000, tracks: [] };
+  let rawDuration: number | undefined;
+  let sawTracks = false;
+  for (const el of children(head, segment + 4 + size.length, head.length)) {
+    if (el.id === ids.cluster) break;
+    if (el.id === ids.info) {
+      for (const f of children(head, el.start, el.end)) {
+        if (f.id === ids.timecodeScale) facts.timecodeScale = uint(head, f.start, f.end - f.start) || 1_000_000;
+        if (f.id === ids.duration) rawDuration = float(head, f.start, f.end - f.start);
+      }
+    }
+    if (el.id === ids.tracks) {
+      sawTracks = true;
+      for (const entry of children(head, el.start, el.end)) if (entry.id === ids.trackEntry) facts.tracks.push(trackOf(head, entry));
+    }
+  }
+  if (rawDuration && rawDuration > 0) facts.durationSeconds = (rawDuration * facts.timecodeScale) / 1e9;
+  return sawTracks ? facts : undefined;
+}
+
+function trackOf(b: Uint8Array, entry: Element): MatroskaTrack {
+  let type = 0;
+  let codecId = "";
+  let frameNs: number | undefined;
+  const track: MatroskaTrack = { kind: "other" };
+  let display: { w?: number; h?: number; unit: number } = { unit: 0 };
+  for (const f of children(b, entry.start, entry.end)) {
+    if (f.id === ids.trackType) type = uint(b, f.start, f.end - f.start);
+    if (f.id === ids.codecId) codecId = text(b, f.start, f.end);
+    if (f.id === ids.defaultDuration) frameNs = uint(b, f.start, f.end - f.start);
+    if (f.id === ids.video) {
+      for (const v of children(b, f.start, f.end)) {
+        const value = uint(b, v.start, v.end - v.start);
+        if (v.id === ids.pixelWidth) track.width = value;
+        if (v.id === ids.pixelHeight) track.height = value;
+        if (v.id === ids.displayWidth) display.w = value;
+        if (v.id === ids.displayHeight) display.h = value;
+        if (v.id === ids.displayUnit) display.unit = value;
+      }
+    }
+    if (f.id === ids.audio) {
+      let output: number | undefined;
+      for (const a of children(b, f.start, f.end)) {
+        if (a.id === ids.samplingFrequency) track.sampleRate = float(b, a.start, a.end - a.start);
+        if (a.id === ids.outputSamplingFrequency) output = float(b, a.start, a.end - a.start);
+        if (a.id === ids.channels) track.channels = uint(b, a.start, a.end - a.start);
+        if (a.id === ids.bitDepth) track.bitDepth = uint(b, a.start, a.end - a.start);
+      }
+      if (output) track.sampleRate = output; // SBR: the decoder outputs twice the core rate
+    }
+  }
+  track.kind = type === 1 ? "video" : type === 2 ? "audio" : "other";
+  const codec = codecs[codecId] ?? (codecId.startsWith("A_AAC") ? "aac" : codecId.startsWith("A_PCM/INT/LIT") ? `pcm_s${track.bitDepth ?? 16}le` : undefined);
+  if (codec) track.codec = codec;
+  else if (codecId) track.codec = codecId.replace(/^[VAS]_/, "").toLowerCase();
+  // Opus always decodes at 48 kHz; Matroska's SamplingFrequency copies the encoder's input rate.
+  if (codec === "opus") track.sampleRate = 48000;
+  // DisplayWidth/Height in pixels (unit 0) are the displayed size (anamorphic video).
+  if (display.unit === 0 && display.w && display.h) { track.width = display.w; track.height = display.h; }
+  if (track.kind === "video" && frameNs) track.fps = Math.round((1e9 / frameNs) * 1000) / 1000;
+  return track;
+}
+
+interface Element { id: number; start: number; end: number }
+
+function find(b: Uint8Array, id: readonly number[]): number | undefined {
+  outer: for (let o = 0; o + id.length <= b.length; o++) {
     for (let i = 0; i < id.length; i++) if (b[o + i] !== id[i]) continue outer;
     return o;
   }
   return undefined;
 }
 
-function* children(b: Uint8Array, start: number, end: number): Generator<{ id: number; start: number; end: number }> {
+/** Child elements; an unknown size (live streams) extends to the parent's end. Stops at the first bad header. */
+function* children(b: Uint8Array, start: number, end: number): Generator<Element> {
   for (let o = start; o < end;) {
     const id = vint(b, o, true);
     const size = id && vint(b, o + id.length);
-    if (!id || !size || size.unknown) return;
+    if (!id || !size) return;
     const data = o + id.length + size.length;
-    yield { id: id.value, start: data, end: Math.min(data + size.value, end) };
+    const stop = size.unknown ? end : Math.min(data + size.value, end);
+    yield { id: id.value, start: data, end: stop };
+    if (size.unknown) return;
     o = data + size.value;
   }
+}
+
+function float(b: Uint8Array, o: number, size: number): number | undefined {
+  if (o + size > b.length) return undefined;
+  const view = new DataView(b.buffer, b.byteOffset + o, size);
+  return size === 4 ? view.getFloat32(0) : size === 8 ? view.getFloat64(0) : undefined;
+}
+
+function text(b: Uint8Array, start: number, end: number): string {
+  let s = "";
+  for (let i = start; i < Math.min(end, b.length) && b[i] !== 0; i++) s += String.fromCharCode(b[i]!);
+  return s;
 }

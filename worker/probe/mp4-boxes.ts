@@ -211,4 +211,49 @@ function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
   // Opus in MP4 always decodes at 48 kHz whatever the entry says.
   if (track.codec === "opus") track.sampleRate = 48000;
   else if (rate) track.sampleRate = rate;
+  // QuickTime sound entries v1/v2 have 16/36 more bytes before their boxes.
+  const version = u16be(b, entry.start + 8) ?? 0;
+  const childrenAt = entry.start + 28 + (version === 1 ? 16 : version === 2 ? 36 : 0);
+  for (const box of boxes(b, childrenAt, entry.end)) {
+    // muxers write 2 in the entry's channel count whatever the stream; AAC's own config has the real number.
+    if (box.type === "esds") {
+      const aacChannels = esdsChannels(b, box.start + 4, box.end);
+      if (aacChannels) track.channels = aacChannels;
+    }
+  }
+}
+
+/** Descriptor (tag, size in up to 4 bytes of 7 bits) walk of an esds box to AudioSpecificConfig's channels. */
+function esdsChannels(b: Uint8Array, start: number, end: number): number | undefined {
+  let o = start;
+  const descriptor = (): { tag: number; data: number } | undefined => {
+    const tag = b[o];
+    let length = 0;
+    let i = 1;
+    for (; i <= 4; i++) {
+      const c = b[o + i];
+      if (c === undefined) return undefined;
+      length = (length << 7) | (c & 0x7f);
+      if (!(c & 0x80)) break;
+    }
+    return tag === undefined ? undefined : { tag, data: o + i + 1 };
+  };
+  const es = descriptor();
+  if (es?.tag !== 0x03) return undefined;
+  const flags = b[es.data + 2] ?? 0;
+  o = es.data + 3 + (flags & 0x80 ? 2 : 0) + (flags & 0x40 ? 1 + (b[es.data + 3] ?? 0) : 0) + (flags & 0x20 ? 2 : 0);
+  const config = descriptor();
+  if (config?.tag !== 0x04) return undefined;
+  o = config.data + 13;
+  const specific = descriptor();
+  if (specific?.tag !== 0x05 || specific.data + 2 > end) return undefined;
+  // AudioSpecificConfig: object type (5 bits), frequency index (4; 15 = 24 explicit bits), channel config (4).
+  const read = (from: number, count: number) => {
+    let v = 0;
+    for (let n = from; n < from + count; n++) v = (v << 1) | (((b[specific.data + (n >> 3)] ?? 0) >> (7 - (n & 7))) & 1);
+    return v;
+  };
+  const count = read(read(5, 4) === 15 ? 33 : 9, 4);
+  // Configurations 1-6 are that many channels, 7 is 7.1 (8 channels); 0 means "in the stream".
+  return count >= 1 && count <= 6 ? count : count === 7 ? 8 : undefined;
 }

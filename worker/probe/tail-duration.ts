@@ -35,23 +35,15 @@ export function uint(b: Uint8Array, o: number, size: number): number {
   return v;
 }
 
-/** TimecodeScale (Info, ID 2AD7B1) from the head; Matroska's default is 1 ms. */
-export function matroskaTimecodeScale(head: Uint8Array): number {
-  for (let o = 0; o + 4 < head.length; o++) {
-    if (head[o] === 0x2a && head[o + 1] === 0xd7 && head[o + 2] === 0xb1) {
-      const size = vint(head, o + 3);
-      if (size && size.value >= 1 && size.value <= 8) return uint(head, o + 3 + size.length, size.value);
-    }
-  }
-  return 1_000_000;
-}
-
 /** End time (seconds) of the last block in the file's tail, or undefined if no cluster parses there. */
-export async function matroskaDurationFromTail(source: RangeByteSource, timecodeScale: number): Promise<number | undefined> {
+export async function matroskaDurationFromTail(source: RangeByteSource, head: Uint8Array, timecodeScale: number): Promise<number | undefined> {
   const size = source.size;
   if (size === undefined) return undefined;
   const from = Math.max(0, size - matroskaTailBytes);
-  const tail = await source.read(from, size - from);
+  // Bytes the head already holds are not fetched again.
+  const fetchFrom = Math.min(size, Math.max(from, head.length));
+  const rest = await source.read(fetchFrom, size - fetchFrom);
+  const tail = fetchFrom === from ? rest : concat(head.subarray(from, fetchFrom), rest);
   // Clusters from the last backwards: a byte pattern inside frame data fails the Timecode check below.
   for (let o = tail.length - 4; o >= 0; o--) {
     if (tail[o] !== clusterId[0] || tail[o + 1] !== clusterId[1] || tail[o + 2] !== clusterId[2] || tail[o + 3] !== clusterId[3]) continue;
@@ -59,6 +51,13 @@ export async function matroskaDurationFromTail(source: RangeByteSource, timecode
     if (end !== undefined) return (end * timecodeScale) / 1e9;
   }
   return undefined;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
 }
 
 /** Parses one cluster: its Timecode (must come first) and the largest block timecode after it. */
@@ -114,6 +113,14 @@ const mpegBitrates: Readonly<Record<string, readonly number[]>> = {
 };
 const mpegRates: Readonly<Record<number, readonly number[]>> = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] };
 
+/** Frames of one bitrate in the head that make a file CBR for us. */
+const minCbrFrames = 32;
+
+/** An ID3v1 tag is the last 128 bytes; the head cannot see it, so assume one only when the file is whole in it. */
+function id3v1Bytes(head: Uint8Array, size: number): number {
+  return size <= head.length && head[size - 128] === 0x54 && head[size - 127] === 0x41 && head[size - 126] === 0x47 ? 128 : 0;
+}
+
 /** Counts Layer III frames from the first one; seconds = frames x samples per frame / sample rate. */
 export async function mp3DurationByFrames(source: RangeByteSource, head: Uint8Array): Promise<number | undefined> {
   const size = source.size;
@@ -123,7 +130,9 @@ export async function mp3DurationByFrames(source: RangeByteSource, head: Uint8Ar
     // ID3v2: 10-byte header, syncsafe size
     o = 10 + (((head[6]! & 0x7f) << 21) | ((head[7]! & 0x7f) << 14) | ((head[8]! & 0x7f) << 7) | (head[9]! & 0x7f));
   }
+  const firstFrame = o;
   const chunk = 256 * 1024;
+  const bitrates = new Set<number>();
   let buffer: Uint8Array = new Uint8Array(0);
   let bufferAt = 0;
   let frames = 0;
@@ -131,8 +140,8 @@ export async function mp3DurationByFrames(source: RangeByteSource, head: Uint8Ar
   let rate = 0;
   while (o + 4 <= size) {
     if (o + 4 > bufferAt + buffer.length) {
-      bufferAt = o;
-      buffer = await source.read(o, Math.min(chunk, size - o));
+      // The head first (no request); past it, chunks through Range requests.
+      [bufferAt, buffer] = o + 4 <= head.length ? [0, head] : [o, await source.read(o, Math.min(chunk, size - o))];
     }
     const h = buffer.subarray(o - bufferAt, o - bufferAt + 4);
     if (h[0] !== 0xff || (h[1]! & 0xe0) !== 0xe0) break; // not a frame: a trailing tag or garbage
@@ -147,6 +156,12 @@ export async function mp3DurationByFrames(source: RangeByteSource, head: Uint8Ar
     samples += perFrame;
     rate = sr;
     o += length;
+    bitrates.add(bitrate);
+    // Constant bitrate through the head: the rest is more of the same, so bytes / rate is exact (ffprobe does
+    // the same) and the file is not walked.
+    if (o + 4 > head.length && o < size && bitrates.size === 1 && frames >= minCbrFrames) {
+      return ((size - firstFrame - id3v1Bytes(head, size)) * 8) / (bitrate * 1000);
+    }
   }
   return frames > 0 && rate > 0 ? samples / rate : undefined;
 }

@@ -19,7 +19,7 @@ import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
 import { RecordStore } from "./record-store.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
-import { failStages, isComplete, markQueued, markStarted, noteRetry, stillPending, unmarkQueued } from "./stage-state.ts";
+import { failStages, isComplete, markQueued, markStarted, noteRetry, pendingStages, stillPending, unmarkQueued } from "./stage-state.ts";
 
 export interface InspectCall {
   key: string;
@@ -28,6 +28,8 @@ export interface InspectCall {
   provider?: ProviderRecord;
   profile: Profile;
   webhookUrl?: string;
+  /** The caller's own URL, kept with its job only (issue 15, finding 5). */
+  callerUrl?: string;
   /** Inspected because a page names it: its own page:media stage does not run (no page-to-page chains). */
   nested?: boolean;
 }
@@ -101,9 +103,13 @@ export class ResourceObject extends DurableObject<Env> {
       const complete = isComplete(record);
       const wantsJob = call.webhookUrl !== undefined || (!complete && call.profile !== "fast" && call.profile !== "embed");
       let job: { id: string; status: "processing" | "complete" } | undefined;
-      if (wantsJob) {
+      // One job per (resource, webhookUrl, caller URL) for the job's lifetime: repeats join it (issue 15, finding 7).
+      const joined = call.webhookUrl !== undefined ? this.jobs.existingForWebhook(call.webhookUrl, call.callerUrl, Date.now()) : undefined;
+      if (joined) {
+        job = { id: joined.id, status: joined.completed_at !== null || complete ? "complete" : "processing" };
+      } else if (wantsJob) {
         const id = newJobId(this.ctx.id.toString());
-        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl);
+        this.jobs.create(id, Date.now(), this.config.JOB_TTL_SECONDS * 1000, call.webhookUrl, pendingStages(record), call.callerUrl);
         job = { id, status: complete ? "complete" : "processing" };
         if (complete) await this.completeJobs();
       }
@@ -117,8 +123,12 @@ export class ResourceObject extends DurableObject<Env> {
     const now = Date.now();
     const row = this.jobs.get(jobId, now);
     if (!row) return { found: false };
-    const record = this.record(now);
-    return { found: true, job: jobView(row, record), ...(record ? { record } : {}) };
+    const stored = this.record(now);
+    // The job's result shows its own caller's URL (issue 15, finding 5).
+    const record = stored && row.caller_url ? { ...stored, url: row.caller_url } : stored;
+    const job = jobView(row, record);
+    this.jobs.raiseProgress(row.id, job.progress);
+    return { found: true, job, ...(record ? { record } : {}) };
   }
 
   /** Stages of `stages` still pending: the queue consumer skips a message whose work is already done. */
@@ -355,7 +365,7 @@ export class ResourceObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const now = Date.now();
     await this.runEdgeStages().catch(() => {});
-    await deliverDueWebhooks(this.jobs, this.record(now), this.config, now);
+    await deliverDueWebhooks(this.jobs, this.record(now), this.config, now, this.env);
     // Expired rows go; the record and jobs each keep their own TTL.
     this.store.deleteExpired(now);
     if (this.memory && this.memory.expiresAt <= now) this.memory = null;

@@ -133,6 +133,22 @@ export function applyEngineResult(record: ResourceRecord, result: EngineResult):
   return changed;
 }
 
+/**
+ * Facts read before the first answer (headers in the probed bytes): each pending stage that may run inline
+ * and finds its result in `output` is done; the others stay pending for the edge or the runner.
+ */
+export function applyInlineOutput(record: ResourceRecord, output: EngineOutput, durationMs: number): StageName[] {
+  const finished: StageName[] = [];
+  for (const stage of pendingStages(record)) {
+    const definition = stageDefinition(stage);
+    const written = definition.engines.includes("inline") ? definition.write?.(output) : undefined;
+    if (!written) continue;
+    Object.assign(record.results, written);
+    if (finishStage(record, stage, { state: "done", durationMs, engine: "edge" })) finished.push(stage);
+  }
+  return finished;
+}
+
 /** Pending stages whose work is done by one of these runner stages. */
 export function pendingForRunnerStages(record: ResourceRecord, runnerStages: readonly RunnerStage[]): StageName[] {
   return pendingStages(record).filter((s) => {

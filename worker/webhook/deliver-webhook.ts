@@ -29,7 +29,9 @@ export async function deliverWebhook(config: Config, url: string, messageId: str
     );
     await response.body?.cancel();
     if (response.status >= 200 && response.status < 300) return { ok: true };
-    return { ok: false, error: `receiver answered ${response.status}`, permanent: false };
+    // A 4xx is the receiver refusing this event: sending it again would only repeat the POST (issue 15, finding 7).
+    const permanent = response.status >= 400 && response.status < 500;
+    return { ok: false, error: `receiver answered ${response.status}`, permanent };
   } catch (err) {
     // An address that became denied will stay denied: stop retrying.
     if (err instanceof ApiError && err.code === "SSRF_BLOCKED") return { ok: false, error: err.publicMessage, permanent: true };

@@ -1,4 +1,5 @@
 import { PhotonImage } from "@cf-wasm/photon/workerd";
+import { stripImageMetadata } from "./bomb-guard.ts";
 import { edgeFormatForMime, edgeFormats } from "./edge-formats.ts";
 import { type ImageHeaderInfo, readImageHeader } from "./header/read-image-header.ts";
 import type { Palette } from "../../../shared/media/palette.ts";
@@ -38,7 +39,7 @@ export interface EdgeImageOptions {
 
 /**
  * Decodes an image inside the isolate and derives thumbnail, placeholder and dominant colour. Never
- * throws. Order: header (refuse unsupported or oversized files before any decoding), decode, resize,
+ * throws. Order: header (refuse unsupported or oversized files before any decoding), metadata stripped, decode, resize,
  * WebP encode, blurhash, palette. The full-size decode is freed as soon as the thumbnail exists.
  * `timingsMs` per step: workerd's clock only advances across I/O in production, so there CPU-bound
  * steps may read 0; locally (workerd under miniflare) they show real time.
@@ -72,10 +73,14 @@ export async function processImageAtEdge(bytes: Uint8Array, mime: string, opts: 
     return { ok: false, reason: "too-large", detail: `${header.width}x${header.height} = ${pixels} px > maxDecodePixels ${opts.maxDecodePixels}`, header };
   }
 
+  // photon inflates ancillary chunks without a limit: it only ever sees the pixel data (bomb-guard.ts).
+  const guarded = stripImageMetadata(bytes, header.format);
+  if (!guarded.ok) return { ok: false, reason: "decode-failed", detail: guarded.detail, header };
+
   let full: PhotonImage | undefined;
   let thumb: PhotonImage | undefined;
   try {
-    full = PhotonImage.new_from_byteslice(bytes);
+    full = PhotonImage.new_from_byteslice(guarded.bytes);
     lap("decode");
     thumb = downscaleUpright(full, opts.thumbnailMaxPx, header.orientation);
     full.free();

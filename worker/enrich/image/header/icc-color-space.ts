@@ -98,7 +98,12 @@ function readDescription(icc: Uint8Array, offset: number): string | undefined {
   return undefined;
 }
 
+/** Longest description looked at: real ones are short, and the text is untrusted. */
+const maxDescriptionLength = 256;
+
 function clean(s: string): string | undefined {
-  const t = s.replace(/\0+$/, "").trim();
+  let end = Math.min(s.length, maxDescriptionLength);
+  while (end > 0 && s.charCodeAt(end - 1) === 0) end--; // trailing NULs, without a backtracking pattern
+  const t = s.slice(0, end).trim();
   return t.length > 0 ? t : undefined;
 }

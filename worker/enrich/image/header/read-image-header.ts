@@ -33,6 +33,9 @@ const formatNames: Readonly<Record<string, string>> = {
   jpg: "jpeg", "jxl-stream": "jxl", heic: "heif", heix: "heif", hevc: "heif", mif1: "heif", msf1: "heif", avis: "avif",
 };
 
+/** Formats photon decodes at the edge (edge-formats.ts): their colour chunks must parse. */
+const decodedAtEdge = new Set(["png", "jpeg", "webp", "gif"]);
+
 /** Per-format colour readers, looked up by format name. */
 const colorFactReaders: Record<string, (b: Uint8Array) => ColorFacts | undefined> = {
   png: pngColorFacts,
@@ -70,10 +73,13 @@ export function readImageHeader(bytes: Uint8Array): ImageHeaderInfo | null {
   const reader = colorFactReaders[format];
   if (reader) {
     const facts = reader(bytes);
-    if (!facts) return null; // a format we read colour for whose header chunks do not parse
-    info.colorSpace = facts.colorSpace;
-    info.hasAlpha = facts.hasAlpha;
-    if (facts.iccProfile !== undefined) info.iccProfile = facts.iccProfile;
+    // A format the edge decodes whose header chunks do not parse is broken; for the others, colour stays unknown.
+    if (!facts && decodedAtEdge.has(format)) return null;
+    if (facts) {
+      info.colorSpace = facts.colorSpace;
+      info.hasAlpha = facts.hasAlpha;
+      if (facts.iccProfile !== undefined) info.iccProfile = facts.iccProfile;
+    }
   }
   const animation = animationFacts(format, bytes);
   if (animation) info.animation = animation;

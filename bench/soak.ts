@@ -1,0 +1,99 @@
+/**
+ * Memory under a soak (issue 14 item 4): the real `npm start`, WARMUP requests, then COUNT requests mixing
+ * fast/standard/full inspections of a small set of generated files (URL variants, so records and Durable
+ * Objects keep being created) with fuzzed requests, then IDLE seconds of nothing. Resident memory (VmRSS) of
+ * workerd and the media runner is read after warm-up, at the end, and after the idle time. Passes when both
+ * are within 64 MiB of their warm-up figure after the idle time. One summary line.
+ *
+ *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run soak -- --count=10000 --idle=60'
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
+import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
+import { fuzzRequest, send, startCorruptOrigin } from "../test/reliability/support/fuzz.ts";
+import { devReloads, inspect, pool, startService } from "../test/reliability/support/service.ts";
+
+const root = join(import.meta.dirname, "..");
+/** The target: resident memory after the soak and the idle time, above the warm-up figure. */
+export const SOAK_MAX_GROWTH_MIB = 64;
+const files = ["image-1280x720.png", "audio.mp3", "audio.flac", "video.mp4", "video.webm", "audio.ogg"];
+const profiles = ["fast", "standard", "full"];
+/** Distinct URL variants: enough to keep creating records, few enough that many requests hit a record. */
+const VARIANTS = 400;
+
+export async function runSoak(opts: { count: number; warmup: number; idleSeconds: number; concurrency: number; log: (l: string) => void }) {
+  const mediaDir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
+  const origin = await startLoopbackOrigin([mediaDir]);
+  const corrupt = await startCorruptOrigin([mediaDir, join(root, "test", "fixtures", "images")]);
+  const service = await startService({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port},127.0.0.1:${corrupt.port}` });
+  const byStatus: Record<string, number> = {};
+  const samples: string[] = [];
+  const request = async (i: number) => {
+    let status: number;
+    let text: string;
+    if (i % 10 < 7) {
+      const url = `${origin.url}/media/${files[i % files.length]}?v=${i % VARIANTS}`;
+      const r = await inspect(service.base, url, `profile=${profiles[Math.floor(i / files.length) % 3]}`, 60_000);
+      status = r.status;
+      text = JSON.stringify(r.body);
+    } else {
+      const r = await send(service.base, fuzzRequest(7, i, corrupt), 60_000);
+      status = r.status;
+      text = r.text;
+    }
+    byStatus[status] = (byStatus[status] ?? 0) + 1;
+    if ((status >= 500 || status === 0) && samples.length < 5) samples.push(`${status}: ${text.slice(0, 200)}`);
+  };
+  try {
+    await pool(opts.warmup, opts.concurrency, request);
+    await new Promise((r) => setTimeout(r, 5_000)); // let background jobs of the warm-up finish
+    const warm = service.rss();
+    opts.log(`warm-up done (${opts.warmup} requests): ${JSON.stringify(warm)}`);
+    let peak = { ...warm };
+    const sampler = setInterval(() => {
+      const now = service.rss();
+      peak = { workerd: Math.max(peak.workerd, now.workerd), runner: Math.max(peak.runner, now.runner) };
+    }, 1_000);
+    const started = performance.now();
+    let done = 0;
+    await pool(opts.count, opts.concurrency, async (i) => {
+      await request(opts.warmup + i);
+      if (++done % 1000 === 0) opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
+    });
+    const seconds = Math.round((performance.now() - started) / 1000);
+    clearInterval(sampler);
+    const end = service.rss();
+    await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
+    const idle = service.rss();
+    return { warm, peak, end, idle, byStatus, seconds, samples, devReloads: devReloads.count };
+  } finally {
+    await service.stop();
+    await corrupt.close();
+    await origin.close();
+  }
+}
+
+if (process.argv[1]?.endsWith("soak.ts")) {
+  const { values } = parseArgs({
+    options: {
+      count: { type: "string", default: "10000" },
+      warmup: { type: "string", default: "500" },
+      idle: { type: "string", default: "60" },
+      concurrency: { type: "string", default: "20" },
+    },
+  });
+  const r = await runSoak({
+    count: Number(values.count), warmup: Number(values.warmup), idleSeconds: Number(values.idle), concurrency: Number(values.concurrency),
+    log: (l) => console.error(l),
+  });
+  for (const line of r.samples) console.error(line);
+  const growth = { workerd: r.idle.workerd - r.warm.workerd, runner: r.idle.runner - r.warm.runner };
+  const ok = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
+  console.log(
+    `soak: ${values.count} requests in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
+      `${r.idle.workerd} after ${values.idle} s idle (+${growth.workerd}); runner ${r.warm.runner} -> ${r.peak.runner} -> ${r.end.runner} -> ` +
+      `${r.idle.runner} (+${growth.runner}); target +${SOAK_MAX_GROWTH_MIB}: ${ok ? "met" : "NOT met"}; dev-server reloads resent ${r.devReloads}; by status ${JSON.stringify(r.byStatus)}`,
+  );
+  process.exit(ok ? 0 : 1);
+}

@@ -1,0 +1,232 @@
+/**
+ * A minimal HTTP/1.1 client over `cloudflare:sockets` that connects to an address the caller already
+ * checked, never to a name: the runtime's `fetch()` would resolve the host again with the system resolver,
+ * which is the DNS-rebinding window (issue 15, finding 1). TLS is started on that socket with the URL's
+ * host as the expected certificate name, so https is verified exactly as `fetch()` would verify it.
+ *
+ * One request per connection (`Connection: close`), identity encoding, response head bounded and parsed in
+ * one linear pass; the body is streamed (Content-Length, chunked, or until close).
+ */
+
+/** Largest response head (status line + headers) accepted. */
+export const MAX_RESPONSE_HEAD_BYTES = 64 * 1024;
+/** Longest chunk-size line in a chunked body (hex digits plus extensions). */
+const MAX_CHUNK_LINE_BYTES = 4096;
+/** Most header lines accepted in a response head. */
+export const MAX_RESPONSE_HEADERS = 256;
+
+export interface PinnedRequest {
+  method: string;
+  headers: Headers;
+  body?: string;
+  signal: AbortSignal;
+}
+
+const noBodyStatuses = new Set([204, 205, 304]);
+
+export async function pinnedFetch(url: URL, address: string, port: number, request: PinnedRequest): Promise<Response> {
+  request.signal.throwIfAborted();
+  // Loaded on first use: modules that merely import the fetcher (the OpenAPI document, built in Node) need no workerd.
+  const { connect } = await import("cloudflare:sockets");
+  const https = url.protocol === "https:";
+  const socket = connect(
+    { hostname: address.includes(":") ? `[${address}]` : address, port },
+    { secureTransport: https ? "starttls" : "off", allowHalfOpen: false },
+  );
+  // Failures surface through reads and writes; an unobserved `closed` rejection would be an uncaught error.
+  socket.closed.catch(() => {});
+  const onAbort = () => void socket.close().catch(() => {});
+  request.signal.addEventListener("abort", onAbort, { once: true });
+  let stream = socket;
+  try {
+    await socket.opened;
+    if (https) {
+      stream = socket.startTls({ expectedServerHostname: url.hostname });
+      stream.closed.catch(() => {});
+    }
+    const writer = stream.writable.getWriter();
+    await writer.write(new TextEncoder().encode(serializeRequest(url, request)));
+    writer.releaseLock();
+    const reader = stream.readable.getReader();
+    const { head, rest } = await readHead(reader);
+    const parsed = parseResponseHead(head);
+    const bodyless = request.method === "HEAD" || noBodyStatuses.has(parsed.status) || parsed.status < 200;
+    const body = bodyless ? null : bodyStream(reader, rest, parsed.headers, () => {
+      request.signal.removeEventListener("abort", onAbort);
+      void stream.close().catch(() => {});
+    });
+    if (bodyless) {
+      request.signal.removeEventListener("abort", onAbort);
+      void stream.close().catch(() => {});
+    }
+    return new Response(body, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers });
+  } catch (err) {
+    request.signal.removeEventListener("abort", onAbort);
+    void stream.close().catch(() => {});
+    throw err;
+  }
+}
+
+function serializeRequest(url: URL, request: PinnedRequest): string {
+  const lines = [`${request.method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, "connection: close", "accept-encoding: identity"];
+  request.headers.forEach((value, name) => {
+    if (name === "host" || name === "connection" || name === "accept-encoding" || name === "content-length") return;
+    lines.push(`${name}: ${value}`); // Headers has already refused CR/LF in names and values.
+  });
+  if (request.body !== undefined) lines.push(`content-length: ${new TextEncoder().encode(request.body).byteLength}`);
+  return `${lines.join("\r\n")}\r\n\r\n${request.body ?? ""}`;
+}
+
+type Reader = ReadableStreamDefaultReader<Uint8Array>;
+
+/** Reads up to the blank line ending the head; what follows it belongs to the body. */
+async function readHead(reader: Reader): Promise<{ head: string; rest: Uint8Array }> {
+  let buffer: Uint8Array = new Uint8Array(0);
+  let scanFrom = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("connection closed before the response head ended");
+    buffer = concat(buffer, value);
+    // Resume the search a few bytes back so a CRLFCRLF split across reads is found; each byte is scanned once.
+    const end = indexOfHeadEnd(buffer, Math.max(0, scanFrom - 3));
+    if (end >= 0) return { head: new TextDecoder("latin1").decode(buffer.subarray(0, end)), rest: buffer.subarray(end + 4) };
+    if (buffer.byteLength > MAX_RESPONSE_HEAD_BYTES) throw new Error("response head too large");
+    scanFrom = buffer.byteLength;
+  }
+}
+
+function indexOfHeadEnd(bytes: Uint8Array, from: number): number {
+  for (let i = from; i + 3 < bytes.byteLength; i++) {
+    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) return i;
+  }
+  return -1;
+}
+
+/** Parses a status line and header lines with string splitting only (linear, no regular expressions). */
+export function parseResponseHead(head: string): { status: number; statusText: string; headers: Headers } {
+  const lines = head.split("\r\n");
+  const statusLine = lines[0] ?? "";
+  if (!statusLine.startsWith("HTTP/1.")) throw new Error("not an HTTP/1.x response");
+  const firstSpace = statusLine.indexOf(" ");
+  const code = statusLine.slice(firstSpace + 1, firstSpace + 4);
+  const status = Number(code);
+  if (firstSpace < 0 || code.length !== 3 || !Number.isInteger(status) || status < 100 || status > 599) {
+    throw new Error("invalid status line");
+  }
+  const headers = new Headers();
+  if (lines.length - 1 > MAX_RESPONSE_HEADERS) throw new Error("too many response headers");
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new Error("invalid header line");
+    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  return { status, statusText: statusLine.slice(firstSpace + 5), headers };
+}
+
+function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: () => void): ReadableStream<Uint8Array> {
+  const chunked = (headers.get("transfer-encoding") ?? "").toLowerCase().includes("chunked");
+  const declared = headers.get("content-length");
+  let remaining = !chunked && declared !== null && /^\d{1,15}$/.test(declared.trim()) ? Number(declared.trim()) : Infinity;
+  const decoder = chunked ? new ChunkedDecoder() : null;
+  let pending: Uint8Array | null = rest.byteLength > 0 ? rest : null;
+  let finished = false;
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (finished) return;
+    finished = true;
+    controller.close();
+    done();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        if (remaining === 0 || decoder?.ended) return finish(controller);
+        let input = pending;
+        pending = null;
+        if (!input) {
+          const { done: eof, value } = await reader.read();
+          if (eof) {
+            if (decoder || remaining !== Infinity) throw new Error("connection closed before the body ended");
+            return finish(controller);
+          }
+          input = value;
+        }
+        const out = decoder ? decoder.push(input) : input.subarray(0, Math.min(input.byteLength, remaining));
+        if (!decoder) remaining -= out.byteLength;
+        if (out.byteLength > 0) {
+          controller.enqueue(out);
+          return;
+        }
+      }
+    },
+    cancel() {
+      finished = true;
+      reader.cancel().catch(() => {});
+      done();
+    },
+  });
+}
+
+/** Incremental `Transfer-Encoding: chunked` decoder: a byte-at-a-time state machine, linear in its input. */
+export class ChunkedDecoder {
+  ended = false;
+  private state: "size" | "data" | "data-crlf" | "trailer" = "size";
+  private line = "";
+  private left = 0;
+
+  push(input: Uint8Array): Uint8Array {
+    const parts: Uint8Array[] = [];
+    let i = 0;
+    while (i < input.byteLength && !this.ended) {
+      if (this.state === "data") {
+        const take = Math.min(this.left, input.byteLength - i);
+        parts.push(input.subarray(i, i + take));
+        i += take;
+        this.left -= take;
+        if (this.left === 0) this.state = "data-crlf";
+        continue;
+      }
+      const byte = input[i++]!;
+      if (byte !== 10) {
+        if (byte !== 13) this.line += String.fromCharCode(byte);
+        if (this.line.length > MAX_CHUNK_LINE_BYTES) throw new Error("chunk line too long");
+        continue;
+      }
+      const line = this.line;
+      this.line = "";
+      if (this.state === "data-crlf") {
+        if (line !== "") throw new Error("missing CRLF after chunk data");
+        this.state = "size";
+      } else if (this.state === "size") {
+        const semicolon = line.indexOf(";");
+        const hex = (semicolon >= 0 ? line.slice(0, semicolon) : line).trim();
+        if (!/^[0-9a-fA-F]{1,12}$/.test(hex)) throw new Error("invalid chunk size");
+        this.left = parseInt(hex, 16);
+        this.state = this.left === 0 ? "trailer" : "data";
+      } else if (line === "") {
+        this.ended = true; // blank line after the trailers: end of body
+      }
+    }
+    return concatAll(parts);
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.byteLength === 0) return b;
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  out.set(a);
+  out.set(b, a.byteLength);
+  return out;
+}
+
+function concatAll(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  let total = 0;
+  for (const p of parts) total += p.byteLength;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.byteLength;
+  }
+  return out;
+}
