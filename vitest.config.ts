@@ -45,6 +45,8 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          // Many tests drive the runner and real ffmpeg; on 2 busy cores 5 s is too tight for a single case.
+          testTimeout: 30_000,
           globalSetup: ["./test/worker/global-setup.ts"],
         },
       },

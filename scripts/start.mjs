@@ -25,7 +25,8 @@ const runnerPort = process.env.RUNNER_PORT ?? "8788";
 const samplesPort = process.env.SAMPLES_PORT ?? "8790";
 const receiverPort = process.env.RECEIVER_PORT ?? "8791";
 /** How long children get to finish (the runner completes in-flight jobs) before SIGKILL. */
-const stopTimeoutMs = Number(process.env.STOP_TIMEOUT_MS ?? 10_000);
+// Longer than the runner's own RUNNER_SHUTDOWN_GRACE_MS (8 s) plus its 3 s hard-exit margin, so it can hand jobs back first.
+const stopTimeoutMs = Number(process.env.STOP_TIMEOUT_MS ?? 15_000);
 
 const children = [];
 let stopping = false;

@@ -45,6 +45,7 @@ describe("npm start (wrangler dev + media runner)", () => {
       cwd: root,
       env: {
         ...process.env,
+        INSPECT_RATE_LIMIT: "0",
         PORT: String(port),
         RUNNER_PORT: String(runnerPort),
         SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,

@@ -49,12 +49,12 @@ const readyLine = /^\[start\] ready: API (\S+)\s+docs (\S+)\s+playground (\S+)/;
 export async function startService(options: StartOptions = {}): Promise<StartedService> {
   const port = await freePort();
   const runnerPort = await freePort();
-  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), RUNNER_PORT: String(runnerPort), ...options.env };
+  const env: Record<string, string | undefined> = { ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), RUNNER_PORT: String(runnerPort), ...options.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const child =
     options.via === "npm"
-      ? spawn("npm", ["start", "--silent"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
-      : spawn(process.execPath, [join(root, "scripts", "start.mjs")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      ? spawn("npm", ["start", "--silent"], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(process.execPath, [join(root, "scripts", "start.mjs")], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
   for (const stream of [child.stdout!, child.stderr!]) {

@@ -25,7 +25,7 @@ export async function startService(root: string, env: Record<string, string>, ti
   const logs: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), RUNNER_PORT: String(runnerPort), ...env },
+    env: { ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), RUNNER_PORT: String(runnerPort), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   createInterface({ input: child.stdout! }).on("line", (line) => logs.push(line));

@@ -34,7 +34,7 @@ export function corrupt(bytes: Buffer, seed: number): Buffer {
   const out = Buffer.from(bytes);
   switch (int(r, 4)) {
     case 0: {
-      for (let i = 0, n = 1 + int(r, 64); i < n; i++) out[int(r, out.length)] ^= 1 << int(r, 8);
+      for (let i = 0, n = 1 + int(r, 64); i < n; i++) { const at = int(r, out.length); out[at] = out[at]! ^ (1 << int(r, 8)); }
       return out;
     }
     case 1:

@@ -72,7 +72,7 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
   const logs: string[] = [];
   const child: ChildProcess = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), RUNNER_PORT: String(runnerPort), ...env },
+    env: { ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), RUNNER_PORT: String(runnerPort), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const keep = (line: string) => {
