@@ -1,3 +1,4 @@
+/// <reference path="./vendor-parsers.d.ts" />
 /**
  * Reads a DASH MPD with mpd-parser (video.js): the XML is parsed once, its structure bounded, and the
  * Representations read with their inherited attributes. Segment lists are never expanded for the facts

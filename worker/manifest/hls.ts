@@ -1,3 +1,4 @@
+/// <reference path="./vendor-parsers.d.ts" />
 /**
  * Reads an HLS playlist with m3u8-parser (video.js) after the linear scan of hls-scan.ts, and resolves every
  * URI against the playlist's own URL. A master lists variants and renditions; a media playlist lists segments.
