@@ -59,7 +59,8 @@ function buildPlayback(record: ResourceRecord, title: string | undefined, baseUr
     ...(record.provider ? { embedUrl: record.provider.embedUrl } : {}),
     // An adaptive stream is delivered in segments, whatever the manifest's own server does with ranges.
     streamable: record.provider ? false : record.results.streaming ? true : record.probe.streamable,
-    downloadable: !record.provider && direct,
+    // A manifest is a list of segments, not the media as one file.
+    downloadable: !record.provider && direct && !record.results.streaming,
     html: toHtml(element, element.tag === "a" ? (title ?? record.probe.finalUrl) : ""),
     // HLS and DASH play natively only in Safari; elsewhere a Media Source Extensions player (hls.js, dash.js).
     ...(record.results.streaming ? { requiresMse: true } : {}),

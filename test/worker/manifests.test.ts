@@ -16,7 +16,7 @@ describe("HLS", () => {
     expect(status).toBe(200);
     expect(body.data.identity.mime).toBe("application/vnd.apple.mpegurl");
     expect(body.data.semantic).toMatchObject({ kind: "direct-media", semanticType: "video" });
-    expect(body.data.playback).toMatchObject({ strategy: "native", component: "video", requiresMse: true, streamable: true });
+    expect(body.data.playback).toMatchObject({ strategy: "native", component: "video", requiresMse: true, streamable: true, downloadable: false });
     const streaming = body.data.metadata.streaming;
     expect(streaming).toMatchObject({ protocol: "hls", live: false, encrypted: false, lowLatency: false, subtitles: [] });
     expect(streaming.variants.map((v: { width: number; height: number }) => `${v.width}x${v.height}`)).toEqual(["240x136", "480x270"]);
