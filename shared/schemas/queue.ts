@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { StageName } from "./stages.ts";
+import { StreamPreviewPlan } from "./streaming-page.ts";
 
 /** A heavy-stage job on the enrichment queue: which resource, which stages, handled by the media runner. */
 export const EnrichMessage = z.object({
@@ -12,5 +13,7 @@ export const EnrichMessage = z.object({
   url: z.string().url(),
   category: z.enum(["video", "audio", "image"]),
   stages: z.array(StageName).min(1),
+  /** HLS/DASH: where the runner reads the previews (see RunnerRequest.stream). */
+  stream: StreamPreviewPlan.optional(),
 });
 export type EnrichMessage = z.infer<typeof EnrichMessage>;

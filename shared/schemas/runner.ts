@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { AudioMetadata, ImageMetadata, PaletteColor, paletteColorsMax, Placeholder, VideoMetadata } from "./data.ts";
+import { StreamPreviewPlan } from "./streaming-page.ts";
 
 export const runnerApiVersion = "v1";
 export const runnerProcessPath = "/v1/process";
@@ -34,8 +35,11 @@ export const RunnerRequest = z.object({
     .meta({ description: "Work wanted; audio has no visual stages (thumbnail, placeholder, palette are skipped)" }),
   thumbnailMaxPx: z.number().int().min(16).max(maxThumbnailMaxPx).default(defaultThumbnailMaxPx)
     .meta({ description: "The thumbnail fits in a square of this size (never upscaled)" }),
+  stream: StreamPreviewPlan.optional()
+    .meta({ description: "For an HLS/DASH `url`: the one early segment previews are read from (planned by the Worker from the manifest)" }),
 });
 export type RunnerRequest = z.infer<typeof RunnerRequest>;
+export type StreamPreviewPlanInput = NonNullable<RunnerRequest["stream"]>;
 /** What a caller may send (defaults not applied yet). */
 export type RunnerRequestInput = z.input<typeof RunnerRequest>;
 

@@ -41,6 +41,7 @@ export async function handleEnrichBatch(batch: MessageBatch<unknown>, env: Env):
         category: job.category,
         stages: runnerStagesOf(stages),
         thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
+        ...(job.stream ? { stream: job.stream } : {}),
       });
       const { thumbnail, ...rest } = result;
       const outcome: RunnerOutcome = { stages, result: rest };

@@ -15,6 +15,8 @@ export interface FrameOptions {
   maxPx: number;
   mode: SeekMode;
   signal?: AbortSignal;
+  /** Input options replacing safeInputArgs (an HLS stream read through a manifest session: hls-input-args.ts). */
+  inputArgs?: readonly string[];
 }
 
 /** Packets ffmpeg reads to learn stream parameters before seeking (microseconds of media). */
@@ -57,7 +59,7 @@ export async function extractFrame(input: string, timeSeconds: number, options: 
     options.ffmpeg,
     [
       "-hide_banner", "-nostdin", "-loglevel", "error",
-      ...safeInputArgs(options.maxPixels),
+      ...(options.inputArgs ?? safeInputArgs(options.maxPixels)),
       ...(timeSeconds > 0 ? ["-ss", timeSeconds.toFixed(3)] : []),
       ...seekArgs[options.mode],
       // ffprobe already read the streams; the frame step needs only the decoder's setup, not 5 s of packets.

@@ -18,8 +18,12 @@ export interface ProxyRegistration {
   release(): void;
 }
 
+/** Answers a request it recognises (returns true) or leaves it to the next route (false). */
+export type ProxyRoute = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+
 export class RangeProxy {
   private readonly sources = new Map<string, RemoteSource>();
+  private readonly routes: ProxyRoute[] = [];
   private server: Server | undefined;
   private base = "";
 
@@ -43,6 +47,16 @@ export class RangeProxy {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** http://127.0.0.1:<port>, once started. */
+  get baseUrl(): string {
+    return this.base;
+  }
+
+  /** Extra paths served before /source/ (HLS manifest sessions, see manifest-session.ts). */
+  addRoute(route: ProxyRoute): void {
+    this.routes.push(route);
+  }
+
   /** Makes source readable at a fresh URL until release() is called. */
   register(source: RemoteSource): ProxyRegistration {
     if (!this.server) throw new Error("range proxy not started");
@@ -52,6 +66,7 @@ export class RangeProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    for (const route of this.routes) if (await route(req, res)) return;
     const id = /^\/source\/([\w-]+)$/.exec(req.url ?? "")?.[1];
     const source = id ? this.sources.get(id) : undefined;
     if (!source) return void res.writeHead(404).end();
