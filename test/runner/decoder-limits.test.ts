@@ -12,10 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { safeInputArgs } from "../../media-runner/src/media/engine-args.ts";
+import { ffmpegOutputBoundArgs, safeInputArgs } from "../../media-runner/src/media/engine-args.ts";
 import {
   engineAddressSpaceBytes, engineMaxAllocBytes, engineMaxStreams, engineThreads, probeAnalyzeMicroseconds, probeSizeBytes,
 } from "../../media-runner/src/media/limits.ts";
+import type { RunnerError } from "../../media-runner/src/errors.ts";
+import { probe } from "../../media-runner/src/media/ffprobe.ts";
+import { extractFrame } from "../../media-runner/src/media/frame.ts";
 import { limitedCommand, runProcess } from "../../media-runner/src/media/run-process.ts";
 import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/schemas/runner.ts";
 import { testToken } from "./support/harness.ts";
@@ -250,6 +253,30 @@ describe("engine arguments and process limits", () => {
     // Below the 12 M-entry index (24 bytes an entry), above a 16-bit plane at the default 50 Mpx.
     expect(engineMaxAllocBytes).toBeLessThan(12_000_000 * 24);
     expect(engineMaxAllocBytes).toBeGreaterThan(50_000_000 * 2);
+  });
+
+  it("ffmpeg's output side bounds filter and encoder threads", () => {
+    const args = ffmpegOutputBoundArgs();
+    expect(option(args, "-filter_threads")).toBe(String(engineThreads));
+    expect(option(args, "-threads")).toBe(String(engineThreads));
+  });
+
+  it("the probe and frame runs pass them (a stand-in engine echoes its arguments)", async () => {
+    const echo = join(work, "echo-args.sh");
+    // Arguments on stdout (the frame's "PNG") and stderr (the probe's error detail, as it exits 1).
+    await writeFile(echo, "#!/bin/sh\nprintf '%s\\n' \"$@\"\nprintf '%s\\n' \"$@\" >&2\ncase \" $* \" in *\" -print_format \"*) exit 1;; esac\n", { mode: 0o755 });
+    const frame = (await extractFrame("http://127.0.0.1:9/x", 1, { ffmpeg: echo, timeoutMs: 5_000, maxPixels: 1000, maxPx: 64, mode: "exact" }))!.toString().split("\n");
+    const probed = await probe("http://127.0.0.1:9/x", { ffprobe: echo, timeoutMs: 5_000, maxPixels: 1000 }).then(() => "", (e: RunnerError) => e.detail ?? "");
+    for (const args of [frame, probed.split("\n")]) {
+      expect(option(args, "-max_alloc")).toBe(String(engineMaxAllocBytes));
+      expect(option(args, "-max_streams")).toBe(String(engineMaxStreams));
+      expect(option(args, "-probesize")).toBe(String(probeSizeBytes));
+      expect(args).toContain("-threads");
+      expect(args).toContain("-analyzeduration");
+    }
+    expect(option(frame, "-filter_threads")).toBe(String(engineThreads));
+    // Output-side threads come after the input.
+    expect(frame.lastIndexOf("-threads")).toBeGreaterThan(frame.indexOf("-i"));
   });
 
   it("ffprobe accepts the bounds", async () => {

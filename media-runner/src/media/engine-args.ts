@@ -32,6 +32,15 @@ export function safeInputArgs(maxPixels: number): string[] {
   ];
 }
 
+/**
+ * ffmpeg's output side (ffprobe refuses these): filter-graph and encoder threads, which otherwise default to
+ * one per visible core; on a many-core host each thread's stack and buffers would count against the
+ * address-space limit.
+ */
+export function ffmpegOutputBoundArgs(): string[] {
+  return ["-filter_threads", String(engineThreads), "-threads", String(engineThreads)];
+}
+
 /** Per-allocation cap (a global option) and decoder threads, for every engine run. */
 export function engineBoundArgs(maxAllocBytes: number): string[] {
   return ["-max_alloc", String(maxAllocBytes), "-threads", String(engineThreads)];

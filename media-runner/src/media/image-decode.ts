@@ -10,7 +10,7 @@ import type { RunnerMetadata } from "../../../shared/schemas/runner.ts";
 import { formatDuration } from "../../../shared/format/index.ts";
 import { RunnerError } from "../errors.ts";
 import { runProcess } from "./run-process.ts";
-import { engineBoundArgs } from "./engine-args.ts";
+import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { engineAddressSpaceBytes, stillMaxAllocBytes } from "./limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
@@ -44,7 +44,7 @@ async function ffmpegToPng(file: string, demuxer: string, options: DecodeOptions
   const result = await runProcess(options.ffmpeg, [
     "-hide_banner", "-nostdin", "-loglevel", "error",
     "-protocol_whitelist", "file", "-max_pixels", String(options.maxPixels), ...engineBoundArgs(maxAlloc),
-    "-f", demuxer, "-i", file, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "pipe:1",
+    "-f", demuxer, "-i", file, "-frames:v", "1", ...ffmpegOutputBoundArgs(), "-f", "image2pipe", "-c:v", "png", "pipe:1",
   ], {
     timeoutMs: options.timeoutMs,
     maxStdoutBytes: maxPngBytes,
