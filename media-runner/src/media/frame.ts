@@ -4,7 +4,7 @@
  * requests, not a download.
  */
 import { RunnerError } from "../errors.ts";
-import { safeInputArgs } from "./engine-args.ts";
+import { ffmpegOutputBoundArgs, safeInputArgs } from "./engine-args.ts";
 import { runProcess } from "./run-process.ts";
 
 export interface FrameOptions {
@@ -66,7 +66,7 @@ export async function extractFrame(input: string, timeSeconds: number, options: 
       "-analyzeduration", String(frameAnalyzeMicroseconds),
       "-i", input,
       "-map", "0:V:0", "-an", "-sn", "-dn",
-      "-frames:v", "1", "-vf", filter,
+      "-frames:v", "1", "-vf", filter, ...ffmpegOutputBoundArgs(),
       "-f", "image2pipe", "-c:v", "png", "pipe:1",
     ],
     { timeoutMs: options.timeoutMs, maxStdoutBytes: maxFrameBytes, ...(options.signal ? { signal: options.signal } : {}) },
