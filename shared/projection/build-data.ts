@@ -40,7 +40,14 @@ export function buildFullData(record: ResourceRecord, baseUrl?: string): Inspect
       ...(record.transfer ? { bytesPulled: record.transfer.bytes, requests: record.transfer.requests, redirects: record.transfer.redirects } : {}),
     },
     network: { headers: withoutCookies(record.probe.headers) },
+    ...(record.category === "webpage" ? { page: buildPage(record) } : {}),
   };
+}
+
+/** Page facts; `media` is null while the named media is being inspected, omitted when there is none. */
+function buildPage(record: ResourceRecord): InspectData["page"] {
+  const media = record.results.pageMediaUrls ? staged(record, "page:media", record.results.pageMedia) : undefined;
+  return { ...record.results.page, ...(media !== undefined ? { media } : {}) };
 }
 
 function isDirectMedia(record: ResourceRecord): boolean {
@@ -56,9 +63,13 @@ function buildPlayback(record: ResourceRecord, title: string | undefined, baseUr
     strategy,
     component: component as "video" | "audio" | "img" | "iframe" | "a",
     ...(record.provider ? { embedUrl: record.provider.embedUrl } : {}),
-    streamable: record.provider ? false : record.probe.streamable,
-    downloadable: !record.provider && direct,
+    // An adaptive stream is delivered in segments, whatever the manifest's own server does with ranges.
+    streamable: record.provider ? false : record.results.streaming ? true : record.probe.streamable,
+    // A manifest is a list of segments, not the media as one file.
+    downloadable: !record.provider && direct && !record.results.streaming,
     html: toHtml(element, element.tag === "a" ? (title ?? record.probe.finalUrl) : ""),
+    // HLS and DASH play natively only in Safari; elsewhere a Media Source Extensions player (hls.js, dash.js).
+    ...(record.results.streaming ? { requiresMse: true } : {}),
   };
 }
 
@@ -78,6 +89,7 @@ function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
     image: staged(record, "metadata:image", record.results.image),
     video: staged(record, "metadata:video", record.results.video),
     audio: staged(record, "metadata:audio", record.results.audio),
+    ...(record.results.streaming ? { streaming: record.results.streaming } : {}),
   };
 }
 

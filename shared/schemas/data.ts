@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Page, RequiresMse, Streaming } from "./streaming-page.ts";
 import { StageError } from "./stages.ts";
 
 // Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
@@ -37,6 +38,7 @@ export const Playback = z.object({
   streamable: z.boolean().meta({ description: "True only when the origin answered a Range request with 206" }),
   downloadable: z.boolean(),
   html: z.string().optional().meta({ description: "Ready-to-use HTML (heavy field; see profiles and expand)" }),
+  requiresMse: RequiresMse.optional(),
 }).meta({ id: "Playback" });
 
 export const Duration = z.object({
@@ -95,6 +97,7 @@ export const Metadata = z.object({
   image: ImageMetadata.nullable().optional(),
   video: VideoMetadata.nullable().optional(),
   audio: AudioMetadata.nullable().optional(),
+  streaming: Streaming.optional(),
 }).meta({ id: "Metadata" });
 
 export const Thumbnail = z.object({
@@ -176,9 +179,10 @@ export const InspectData = z.object({
   providerData: ProviderData.optional(),
   diagnostics: Diagnostics.optional(),
   network: Network.optional(),
+  page: Page.optional(),
 }).meta({ id: "InspectData" });
 export type InspectData = z.infer<typeof InspectData>;
 
 /** Namespaces a caller may name in `fields`. */
-export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics"] as const;
+export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics", "page"] as const;
 export type NamespaceName = (typeof namespaceNames)[number];

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { StageName } from "./stages.ts";
+import { StreamPreviewPlan } from "./streaming-page.ts";
 
 /** A heavy-stage job on the enrichment queue: which resource, which stages, handled by the media runner. */
 export const EnrichMessage = z.object({
@@ -16,5 +17,7 @@ export const EnrichMessage = z.object({
   attempt: z.number().int().positive().optional(),
   /** Seconds, from the container header read at the edge (the runner starts its frame at once). */
   durationHint: z.number().nonnegative().optional(),
+  /** HLS/DASH: where the runner reads the previews (see RunnerRequest.stream). */
+  stream: StreamPreviewPlan.optional(),
 });
 export type EnrichMessage = z.infer<typeof EnrichMessage>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { MediaCategory, StageName, StageState } from "./stages.ts";
 import { ProviderMatch } from "../providers/provider-match.ts";
 import { AudioMetadata, ImageMetadata, PaletteColor, Placeholder, Thumbnail, VideoMetadata } from "./data.ts";
+import { Page, PageMedia, Streaming, StreamPreviewPlan } from "./streaming-page.ts";
 
 /** What the Range probe learned about the target (one probe per resource). */
 export const ProbeResult = z.object({
@@ -69,6 +70,15 @@ export const StageResults = z.object({
   runnerBytesFetched: z.number().int().optional(),
   /** The edge pipeline declined this image (format or size): its previews are the runner's. */
   edgeRefused: z.string().optional(),
+  /** HLS/DASH manifest facts (written with the metadata stage, inline). */
+  streaming: Streaming.optional(),
+  /** Where the runner reads a stream's previews from. */
+  streamPreview: StreamPreviewPlan.optional(),
+  /** Web page facts from the head (without the media, which has its own stage). */
+  page: Page.omit({ media: true }).optional(),
+  pageMedia: PageMedia.optional(),
+  /** Media URLs the page names, best first, for the page:media stage. */
+  pageMediaUrls: z.array(z.string()).optional(),
 });
 export type StageResults = z.infer<typeof StageResults>;
 

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { AudioMetadata, ImageMetadata, PaletteColor, paletteColorsMax, Placeholder, VideoMetadata } from "./data.ts";
+import { StreamPreviewPlan } from "./streaming-page.ts";
 
 export const runnerApiVersion = "v1";
 export const runnerProcessPath = "/v1/process";
@@ -36,8 +37,11 @@ export const RunnerRequest = z.object({
     .meta({ description: "The thumbnail fits in a square of this size (never upscaled)" }),
   durationHint: z.number().nonnegative().max(1e7).optional()
     .meta({ description: "Seconds, from the container header the edge already read: the frame extraction starts at once, alongside ffprobe, instead of after it" }),
+  stream: StreamPreviewPlan.optional()
+    .meta({ description: "For an HLS/DASH `url`: the one early segment previews are read from (planned by the Worker from the manifest)" }),
 });
 export type RunnerRequest = z.infer<typeof RunnerRequest>;
+export type StreamPreviewPlanInput = NonNullable<RunnerRequest["stream"]>;
 /** What a caller may send (defaults not applied yet). */
 export type RunnerRequestInput = z.input<typeof RunnerRequest>;
 

@@ -11,6 +11,8 @@ import { metadataAudio } from "./metadata-audio.ts";
 import { metadataImage } from "./metadata-image.ts";
 import { metadataVideo } from "./metadata-video.ts";
 import { oembed } from "./oembed.ts";
+import { page } from "./page.ts";
+import { pageMedia } from "./page-media.ts";
 import { previewBlurhash } from "./preview-blurhash.ts";
 import { previewPalette } from "./preview-palette.ts";
 import { previewThumbnail } from "./preview-thumbnail.ts";
@@ -26,6 +28,8 @@ export const stageRegistry = [
   previewThumbnail,
   previewBlurhash,
   previewPalette,
+  page,
+  pageMedia,
 ] as const;
 
 export type RegisteredStageName = (typeof stageRegistry)[number]["name"];

@@ -43,7 +43,7 @@ describe("the registry", () => {
     expect(stagesFor("video")).toEqual(["semantic", "mediaFormat", "metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"]);
     expect(stagesFor("audio")).toEqual(["semantic", "mediaFormat", "metadata:audio"]);
     expect(stagesFor("embedded")).toEqual(["semantic", "mediaFormat", "oembed"]);
-    expect(stagesFor("webpage")).toEqual(["semantic", "mediaFormat"]);
+    expect(stagesFor("webpage")).toEqual(["semantic", "mediaFormat", "page", "page:media"]);
     for (const category of mediaCategories) expect(stagesByCategory[category]).toEqual(stagesFor(category));
   });
 

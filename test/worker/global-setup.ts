@@ -4,6 +4,7 @@ import type { TestProject } from "vitest/node";
 import { startFakeDoh } from "../support/fake-doh.ts";
 import { ensureMediaFixtures, factFixtures } from "../support/media-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../support/ffprobe-reference.ts";
+import { generateStreamFixtures } from "../support/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
 import { startRunnerGate } from "../support/runner-gate.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
@@ -38,7 +39,9 @@ export default async function setup(project: TestProject) {
     ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));
   const trap = await startConnectionTrap("127.0.0.1");
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av")], "127.0.0.1", extras);
+  // HLS/DASH streams made by ffmpeg, served as /media/hls/master.m3u8 etc. (issue 13).
+  const streamsDir = await generateStreamFixtures(join(root, ".fixtures", "streams"));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

@@ -121,7 +121,7 @@ describe("a page without a link", () => {
     expect(r.body.data.identity.canonicalUrl).toBeUndefined();
     expect(r.body.data.provider).toBeUndefined();
     expect(r.body.data.playback).toMatchObject({ strategy: "link" });
-    expect(r.body.processing).toMatchObject({ status: "complete", completedStages: ["semantic", "mediaFormat"] });
+    expect(r.body.processing).toMatchObject({ status: "complete", completedStages: ["semantic", "mediaFormat", "page", "page:media"] });
     expect(await oembedRequestsFor(n)).toHaveLength(0);
   });
 });

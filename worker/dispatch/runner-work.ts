@@ -10,7 +10,7 @@ import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts"
 import type { RunnerOutcome } from "../resource/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 
-export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint">;
+export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream">;
 
 /** Throws the runner client's RunnerError on failure (classified permanent or transient). */
 export async function performRunnerWork(env: Env, config: Config, work: RunnerWork): Promise<RunnerOutcome> {
@@ -20,6 +20,7 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
     stages: runnerStagesOf(work.stages),
     thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
     ...(work.durationHint !== undefined ? { durationHint: work.durationHint } : {}),
+    ...(work.stream ? { stream: work.stream } : {}),
   });
   const { thumbnail, ...rest } = result;
   if (!thumbnail) return { stages: work.stages, result: rest };

@@ -13,6 +13,11 @@ import { decideCategory, hasTrackList } from "../probe/evidence.ts";
 import { imageMetadataOf, readImageHeader } from "../enrich/image/index.ts";
 import { readEdgeMediaFacts, type EdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { ManifestError, manifestMimes, manifestText, readStream, recognizeManifest } from "../manifest/index.ts";
+import { writeStreamResults, type StreamOutcome } from "../manifest/stream-results.ts";
+import { writePageResults } from "../page/page-results.ts";
+import type { HeadElements } from "../page/index.ts";
 
 export interface FirstInspectionInput {
   key: string;
@@ -45,6 +50,10 @@ interface Inspection {
   category: MediaCategory;
   facts?: EdgeMediaFacts;
   discovered?: Awaited<ReturnType<typeof discoverProvider>>;
+  /** A web page's head elements (meta, link, JSON-LD), for page facts. */
+  pageHead?: HeadElements;
+  /** An HLS playlist or DASH manifest, and what reading it gave. */
+  stream?: StreamOutcome;
   record?: ResourceRecord;
 }
 
@@ -52,11 +61,14 @@ type Step = (inspection: Inspection) => Promise<void> | void;
 
 /** The direct-URL inspection, one step per line, in the order they run. */
 const steps: readonly Step[] = [
+  readStreamManifest,
   decideCategoryFromEvidence,
   discoverPageProvider,
   registerStages,
   finishCoreStages,
   finishInlineMetadata,
+  writeStreamFacts,
+  writePageFacts,
 ];
 
 export async function firstInspection(input: FirstInspectionInput, config: Config): Promise<FirstInspection> {
@@ -96,6 +108,7 @@ function providerRecord(input: FirstInspectionInput, config: Config, now: number
  * Ogg, ASF), else the sniffed MIME family (bytes win over Content-Type). Cover art never makes a file a video.
  */
 async function decideCategoryFromEvidence(i: Inspection): Promise<void> {
+  if (i.stream) return; // a manifest: the manifest is the evidence
   const sniffed = categoryOf(i.probe.mime);
   if (hasTrackList(i.probe.mime) || sniffed === "audio") i.facts = await readEdgeMediaFacts(i.source, i.probe.mime, i.head);
   const decision = decideCategory(i.probe.mime, i.facts?.tracks);
@@ -105,11 +118,34 @@ async function decideCategoryFromEvidence(i: Inspection): Promise<void> {
   i.probe.bytesFetched = i.source.bytesFetched;
 }
 
+/**
+ * An HLS playlist or DASH manifest (bytes, then Content-Type or extension): video (or audio when every
+ * rendition is audio), described by the manifest and at most one media playlist, never a segment.
+ */
+async function readStreamManifest(i: Inspection): Promise<void> {
+  const protocol = recognizeManifest(i.head, i.probe.declaredMime, i.probe.finalUrl);
+  if (!protocol) return;
+  i.probe.mime = manifestMimes[protocol];
+  const first = await manifestText(i.head, i.source, i.probe.streamable, i.policy);
+  try {
+    i.stream = { protocol, facts: await readStream(protocol, first, i.policy) };
+  } catch (err) {
+    // The manifest was fetched; what it names was refused or is broken: the stages fail with the reason.
+    if (err instanceof ManifestError) i.stream = { protocol, failure: err.reason };
+    else if (err instanceof ApiError) i.stream = { protocol, failure: `${err.code}: ${err.publicMessage}` };
+    else throw err;
+  }
+  i.category = i.stream.facts?.audioOnly ? "audio" : "video";
+  i.probe.evidence = [`manifest:${protocol === "hls" ? "m3u8-parser" : "mpd-parser"}`];
+  i.probe.bytesFetched = i.source.bytesFetched;
+}
+
 /** An HTML page: its title, and a provider found through oEmbed discovery makes it embedded media. */
 async function discoverPageProvider(i: Inspection): Promise<void> {
   if (i.probe.mime !== "text/html") return;
   const page = await readPageHead(i.head, i.source, i.probe.finalUrl, i.policy);
   if (page.title) i.probe.title = page.title;
+  i.pageHead = page.elements;
   if (page.oembedUrl) {
     i.probe.oembedDiscoveryUrl = page.oembedUrl;
     i.discovered = await discoverProvider(i.probe.finalUrl, page.oembedUrl, i.config);
@@ -159,4 +195,12 @@ function finishInlineMetadata(i: Inspection): void {
     ...(video ? { video } : {}),
   };
   applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
+}
+
+function writeStreamFacts(i: Inspection): void {
+  if (i.stream) writeStreamResults(i.record!, i.stream, performance.now() - i.probedAt);
+}
+
+function writePageFacts(i: Inspection): void {
+  if (i.record!.category === "webpage") writePageResults(i.record!, i.pageHead, i.probe.finalUrl, performance.now() - i.probedAt);
 }

@@ -1,9 +1,12 @@
 import { collapseWhitespace, decodeEntities, scanHtml, type HtmlTag } from "./html-scan.ts";
+import { HeadCollector as PageElementCollector, collectHeadTag, collectHeadText, type HeadElements } from "../page/index.ts";
 
-/** Facts read from an HTML document's <head>: the title and an oEmbed discovery link. */
+/** Facts read from an HTML document's <head>: the title, an oEmbed discovery link, and the page-fact elements. */
 export interface HtmlHeadFacts {
   title?: string;
   oembedUrl?: string;
+  /** meta, link, html lang, title and JSON-LD, for page facts (worker/page, issue 13). */
+  elements?: HeadElements;
 }
 
 /** Largest part of a page read while looking for </head>. */
@@ -43,7 +46,30 @@ const oembedLinkCollector: HeadCollector = {
   },
 };
 
-const headCollectors: readonly HeadCollector[] = [titleCollector, oembedLinkCollector];
+/** The bounded element collector of worker/page, one per read (its result is facts.elements). */
+const pageCollectors = new WeakMap<HtmlHeadFacts, PageElementCollector>();
+
+function pageCollectorOf(facts: HtmlHeadFacts): PageElementCollector {
+  let collector = pageCollectors.get(facts);
+  if (!collector) {
+    collector = new PageElementCollector();
+    pageCollectors.set(facts, collector);
+    facts.elements = collector.result();
+  }
+  return collector;
+}
+
+/** `<html lang>`, `<meta>`, `<link>`, `<title>` and JSON-LD for page facts (OpenGraph, Twitter, JSON-LD, HTML). */
+const pageElementsCollector: HeadCollector = {
+  tag(tag, facts) {
+    collectHeadTag(pageCollectorOf(facts), tag, decodeEntities);
+  },
+  text(tag, text, facts) {
+    collectHeadText(pageCollectorOf(facts), tag, text, decodeEntities);
+  },
+};
+
+const headCollectors: readonly HeadCollector[] = [titleCollector, oembedLinkCollector, pageElementsCollector];
 
 /** Where the head ends: its end tag, or the first tag that can only be in the body. */
 function endsHead(name: string): boolean {

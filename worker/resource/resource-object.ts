@@ -8,6 +8,9 @@ import type { StageName } from "../../shared/schemas/stages.ts";
 import { firstInspection } from "../inspect/first-inspection.ts";
 import { runEdgeImageStages } from "../enrich/edge-image-stages.ts";
 import { runOembedStage } from "../enrich/oembed-stage.ts";
+import { runPageMediaStage, type NestedReply } from "../page/page-media-stage.ts";
+import { detectProvider } from "../../shared/providers/index.ts";
+import { normalizeUrl, parseTargetUrl, resourceKey } from "../inspect/target-url.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import { jobView } from "../jobs/job-status.ts";
@@ -30,6 +33,8 @@ export interface InspectCall {
   webhookUrl?: string;
   /** The caller's own URL, kept with its job only (issue 15, finding 5). */
   callerUrl?: string;
+  /** Inspected because a page names it: its own page:media stage does not run (no page-to-page chains). */
+  nested?: boolean;
 }
 
 export type PublicError = { status: number; code: string; message: string };
@@ -54,6 +59,7 @@ export class ResourceObject extends DurableObject<Env> {
   private readonly jobs: JobStore;
   private inflight?: Promise<ResourceRecord>;
   private edgeWork?: Promise<void>;
+  private pageMediaWork?: Promise<void>;
   /** An image's first bytes from the probe, kept until the edge stages have used them (at most PROBE_HEAD_BYTES). */
   private imageHead?: Uint8Array;
   private readonly waiters = new Set<() => void>();
@@ -92,6 +98,7 @@ export class ResourceObject extends DurableObject<Env> {
     return {
       resourceName: record.normalizedUrl, key: record.key, url: record.probe.finalUrl, category: record.category, stages,
       ...(durationHint !== undefined ? { durationHint } : {}),
+      ...(record.results.streamPreview ? { stream: record.results.streamPreview } : {}),
     };
   }
 
@@ -121,6 +128,7 @@ export class ResourceObject extends DurableObject<Env> {
       // Runner work starts first, so that it runs while the edge stages do. A waiting caller gets a direct call.
       const via = call.profile === "fast" || call.profile === "embed" ? "queue" : this.config.RUNNER_DISPATCH;
       await this.queueRunnerStages(this.record() ?? first, via);
+      await this.runPageMedia(first, call);
       if (call.profile !== "fast") await this.runEdgeStages();
       let record = this.record() ?? first;
       if (call.profile === "fast" && this.edgePending(record)) await this.scheduleAlarm(Date.now());
@@ -194,6 +202,41 @@ export class ResourceObject extends DurableObject<Env> {
     noteRetry(record, stages, error);
     this.save(record);
     this.dispatcher.noteQueueProgress(stages, { retryInSeconds });
+  }
+
+  /** A page's named media, inspected before the page's answer (once; concurrent callers share the work). */
+  private async runPageMedia(record: ResourceRecord, call: InspectCall): Promise<void> {
+    if (call.nested || record.stages["page:media"]?.state !== "pending") return;
+    this.pageMediaWork ??= runPageMediaStage(record, (url, profile) => this.inspectNested(url, profile, record.normalizedUrl), call.profile === "full" ? "full" : "fast")
+      .then(() => this.recordChanged(record))
+      .finally(() => {
+        this.pageMediaWork = undefined;
+      });
+    await this.pageMediaWork;
+  }
+
+  /** Another URL inspected by its own Durable Object, exactly as a caller's inspection would route it. */
+  private async inspectNested(raw: string, profile: "fast" | "full", self: string): Promise<NestedReply> {
+    let url: URL;
+    try {
+      url = parseTargetUrl(raw);
+    } catch (err) {
+      return { ok: false, reason: err instanceof ApiError ? `${err.code}: ${err.publicMessage}` : "invalid URL" };
+    }
+    const match = detectProvider(url);
+    const normalizedUrl = match ? match.canonicalUrl : normalizeUrl(url);
+    if (normalizedUrl === self) return { ok: false, reason: "the page names itself" };
+    const stub = this.env.RESOURCE.get(this.env.RESOURCE.idFromName(normalizedUrl));
+    let reply: InspectReply;
+    try {
+      reply = (await stub.inspect({
+        key: await resourceKey(normalizedUrl), url: url.href, normalizedUrl, profile, nested: true, ...(match ? { provider: match } : {}),
+      })) as unknown as InspectReply;
+    } catch (err) {
+      // The other object failing (reset, overload) fails this stage, not the page.
+      return { ok: false, reason: `INTERNAL_ERROR: the named media could not be inspected (${String(err).slice(0, 80)})` };
+    }
+    return reply.ok ? { ok: true, record: reply.record } : { ok: false, reason: `${reply.error.code}: ${reply.error.message}` };
   }
 
   /** Fresh record from storage, the probe under way, or a new probe. */

@@ -1,3 +1,5 @@
+import { engineMaxAllocBytes, engineMaxStreams, engineThreads, probeAnalyzeMicroseconds, probeSizeBytes } from "./limits.ts";
+
 /**
  * Input options shared by every ffprobe/ffmpeg run on a proxied URL. The engines may only speak HTTP (to
  * the loopback proxy) and only use demuxers that read one self-contained stream: playlist and reference
@@ -22,5 +24,24 @@ export function safeInputArgs(maxPixels: number): string[] {
     "-recv_buffer_size", String(engineSocketBufferBytes),
     // A decoder refuses frames larger than this (a video-sized decompression bomb).
     "-max_pixels", String(maxPixels),
+    // What a hostile container can make the demuxer read, create and allocate (see limits.ts).
+    "-probesize", String(probeSizeBytes),
+    "-analyzeduration", String(probeAnalyzeMicroseconds),
+    "-max_streams", String(engineMaxStreams),
+    ...engineBoundArgs(engineMaxAllocBytes),
   ];
+}
+
+/**
+ * ffmpeg's output side (ffprobe refuses these): filter-graph and encoder threads, which otherwise default to
+ * one per visible core; on a many-core host each thread's stack and buffers would count against the
+ * address-space limit.
+ */
+export function ffmpegOutputBoundArgs(): string[] {
+  return ["-filter_threads", String(engineThreads), "-threads", String(engineThreads)];
+}
+
+/** Per-allocation cap (a global option) and decoder threads, for every engine run. */
+export function engineBoundArgs(maxAllocBytes: number): string[] {
+  return ["-max_alloc", String(maxAllocBytes), "-threads", String(engineThreads)];
 }

@@ -4,7 +4,7 @@
  * requests, not a download.
  */
 import { RunnerError } from "../errors.ts";
-import { safeInputArgs } from "./engine-args.ts";
+import { ffmpegOutputBoundArgs, safeInputArgs } from "./engine-args.ts";
 import { runProcess } from "./run-process.ts";
 
 export interface FrameOptions {
@@ -15,6 +15,8 @@ export interface FrameOptions {
   maxPx: number;
   mode: SeekMode;
   signal?: AbortSignal;
+  /** Input options replacing safeInputArgs (an HLS stream read through a manifest session: hls-input-args.ts). */
+  inputArgs?: readonly string[];
 }
 
 /** Packets ffmpeg reads to learn stream parameters before seeking (microseconds of media). */
@@ -57,14 +59,14 @@ export async function extractFrame(input: string, timeSeconds: number, options: 
     options.ffmpeg,
     [
       "-hide_banner", "-nostdin", "-loglevel", "error",
-      ...safeInputArgs(options.maxPixels),
+      ...(options.inputArgs ?? safeInputArgs(options.maxPixels)),
       ...(timeSeconds > 0 ? ["-ss", timeSeconds.toFixed(3)] : []),
       ...seekArgs[options.mode],
       // ffprobe already read the streams; the frame step needs only the decoder's setup, not 5 s of packets.
       "-analyzeduration", String(frameAnalyzeMicroseconds),
       "-i", input,
       "-map", "0:V:0", "-an", "-sn", "-dn",
-      "-frames:v", "1", "-vf", filter,
+      "-frames:v", "1", "-vf", filter, ...ffmpegOutputBoundArgs(),
       "-f", "image2pipe", "-c:v", "png", "pipe:1",
     ],
     { timeoutMs: options.timeoutMs, maxStdoutBytes: maxFrameBytes, ...(options.signal ? { signal: options.signal } : {}) },

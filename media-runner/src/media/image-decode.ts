@@ -10,6 +10,8 @@ import type { RunnerMetadata } from "../../../shared/schemas/runner.ts";
 import { formatDuration } from "../../../shared/format/index.ts";
 import { RunnerError } from "../errors.ts";
 import { runProcess } from "./run-process.ts";
+import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
+import { engineAddressSpaceBytes, stillMaxAllocBytes } from "./limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
 type ImageMetadata = NonNullable<RunnerMetadata["image"]>;
@@ -38,11 +40,17 @@ const maxPngBytes = 256 * 1024 * 1024;
 
 /** One frame of a local image file as PNG bytes, through the one demuxer named (never format probing). */
 async function ffmpegToPng(file: string, demuxer: string, options: DecodeOptions): Promise<Buffer> {
+  const maxAlloc = stillMaxAllocBytes(options.maxPixels);
   const result = await runProcess(options.ffmpeg, [
     "-hide_banner", "-nostdin", "-loglevel", "error",
-    "-protocol_whitelist", "file", "-max_pixels", String(options.maxPixels),
-    "-f", demuxer, "-i", file, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "pipe:1",
-  ], { timeoutMs: options.timeoutMs, maxStdoutBytes: maxPngBytes, ...(options.signal ? { signal: options.signal } : {}) });
+    "-protocol_whitelist", "file", "-max_pixels", String(options.maxPixels), ...engineBoundArgs(maxAlloc),
+    "-f", demuxer, "-i", file, "-frames:v", "1", ...ffmpegOutputBoundArgs(), "-f", "image2pipe", "-c:v", "png", "pipe:1",
+  ], {
+    timeoutMs: options.timeoutMs,
+    maxStdoutBytes: maxPngBytes,
+    addressSpaceBytes: engineAddressSpaceBytes(maxAlloc),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   if (result.code !== 0 || result.stdout.length === 0) throw new RunnerError("CORRUPT_MEDIA", "the image could not be decoded", result.stderr.trim());
   return result.stdout;
 }

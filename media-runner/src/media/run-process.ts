@@ -4,12 +4,17 @@
  * only after the child has exited, so no process outlives its job and none is left a zombie.
  */
 import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
 import { RunnerError } from "../errors.ts";
+import { engineAddressSpaceBytes } from "./limits.ts";
 
 export interface RunOptions {
   timeoutMs: number;
   maxStdoutBytes: number;
   signal?: AbortSignal;
+  /** RLIMIT_AS of the child; default engineAddressSpaceBytes(). */
+  addressSpaceBytes?: number;
 }
 
 export interface RunResult {
@@ -21,9 +26,42 @@ export interface RunResult {
 
 const maxStderrChars = 4_000;
 
+/**
+ * The address-space limit is set by util-linux `prlimit`, which sets RLIMIT_AS on itself and execs the
+ * engine in the same process (so the pid, the SIGKILL on timeout and the exit code stay the engine's).
+ * Node's spawn cannot set rlimits, and Node's own resource limits cover only its heap, not a child.
+ * util-linux is Essential in Debian, so the container has it; where it is missing the engines run with
+ * ffmpeg's per-allocation cap only (`-max_alloc`, always passed), and the runner warns once.
+ */
+export const prlimitCandidates = ["/usr/bin/prlimit", "/bin/prlimit"];
+
+let prlimitPath: string | null | undefined;
+
+function findPrlimit(): string | null {
+  const dirs = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "").map((dir) => join(dir, "prlimit"));
+  for (const file of [...prlimitCandidates, ...dirs]) {
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  console.warn("media-runner: prlimit (util-linux) not found; ffmpeg/ffprobe run without an address-space limit");
+  return null;
+}
+
+/** The command line that runs `command` under the address-space limit, or unchanged without prlimit. */
+export function limitedCommand(command: string, args: readonly string[], addressSpaceBytes: number): [string, string[]] {
+  prlimitPath ??= findPrlimit();
+  if (prlimitPath === null) return [command, [...args]];
+  return [prlimitPath, [`--as=${addressSpaceBytes}`, "--", command, ...args]];
+}
+
 export function runProcess(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const [file, argv] = limitedCommand(command, args, options.addressSpaceBytes ?? engineAddressSpaceBytes());
+    const child = spawn(file, argv, { stdio: ["ignore", "pipe", "pipe"] });
     const chunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = "";
@@ -63,6 +101,10 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     child.once("close", (code) => {
       settle();
       if (failure) reject(failure);
+      // prlimit could not exec the engine (126/127): the same case as spawn's "error" above.
+      else if (file !== command && (code === 126 || code === 127) && stderr.startsWith("prlimit:")) {
+        reject(new RunnerError("INTERNAL_ERROR", "a media engine could not be started", stderr.trim()));
+      }
       else resolve({ code, stdout: Buffer.concat(chunks), stderr });
     });
   });

@@ -4,6 +4,7 @@ import type { RemoteSource } from "../fetch/remote-source.ts";
 import { runAvJob } from "./av-job.ts";
 import { Timings, newSource, type JobContext } from "./context.ts";
 import { runImageJob } from "./image-job.ts";
+import { runStreamJob } from "./stream-job.ts";
 
 type Pipeline = (request: RunnerRequest, source: RemoteSource, ctx: JobContext, timings: Timings) => Promise<Omit<RunnerResponse, "timings">>;
 
@@ -14,6 +15,8 @@ const pipelines: Readonly<Record<RunnerCategory, Pipeline>> = {
 };
 
 export async function processJob(request: RunnerRequest, ctx: JobContext): Promise<RunnerResponse> {
+  // An HLS/DASH stream: previews from one segment through a manifest session (metadata came from the manifest).
+  if (request.stream) return runStreamJob(request, request.stream, ctx);
   const timings = new Timings();
   const started = performance.now();
   const source = newSource(request.url, ctx);

@@ -29,8 +29,12 @@ interface Registered {
 /** What the engines read from: the source itself, or its spool when the origin has no Range support. */
 type Reader = Pick<RemoteSource, "read"> & { readonly size: number | undefined };
 
+/** Answers a request it recognises (returns true) or leaves it to the next route (false). */
+export type ProxyRoute = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+
 export class RangeProxy {
   private readonly sources = new Map<string, Registered>();
+  private readonly routes: ProxyRoute[] = [];
   private server: Server | undefined;
   private base = "";
 
@@ -52,6 +56,16 @@ export class RangeProxy {
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** http://127.0.0.1:<port>, once started. */
+  get baseUrl(): string {
+    return this.base;
+  }
+
+  /** Extra paths served before /source/ (HLS manifest sessions, see manifest-session.ts). */
+  addRoute(route: ProxyRoute): void {
+    this.routes.push(route);
   }
 
   /** Makes source readable at a fresh URL until release() is called. */
@@ -76,6 +90,7 @@ export class RangeProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    for (const route of this.routes) if (await route(req, res)) return;
     const id = /^\/source\/([\w-]+)$/.exec(req.url ?? "")?.[1];
     const entry = id ? this.sources.get(id) : undefined;
     if (!entry) return void res.writeHead(404).end();
