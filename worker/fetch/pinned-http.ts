@@ -1,3 +1,4 @@
+import { concatBytes } from "../encoding/concat-bytes.ts";
 /**
  * A minimal HTTP/1.1 client over `cloudflare:sockets` that connects to an address the caller already
  * checked, never to a name: the runtime's `fetch()` would resolve the host again with the system resolver,
@@ -206,7 +207,7 @@ export class ChunkedDecoder {
         this.ended = true; // blank line after the trailers: end of body
       }
     }
-    return concatAll(parts);
+    return concatBytes(parts);
   }
 }
 
@@ -215,18 +216,5 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.byteLength + b.byteLength);
   out.set(a);
   out.set(b, a.byteLength);
-  return out;
-}
-
-function concatAll(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  let total = 0;
-  for (const p of parts) total += p.byteLength;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.byteLength;
-  }
   return out;
 }

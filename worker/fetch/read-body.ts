@@ -1,6 +1,7 @@
 import { errors } from "../errors/api-error.ts";
 import { toApiError } from "./safe-fetch.ts";
 import type { Deadline } from "./deadline.ts";
+import { concatBytes } from "../encoding/concat-bytes.ts";
 
 /**
  * Reads at most `wantBytes` from the body and cancels the rest: the probe never downloads more than it asked
@@ -43,15 +44,5 @@ async function readBody(response: Response, limit: number, deadline: Deadline, o
   } finally {
     reader.cancel().catch(() => {});
   }
-  return concat(chunks, total);
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
+  return concatBytes(chunks);
 }

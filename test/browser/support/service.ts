@@ -1,15 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { freePort } from "../../support/start-service.ts";
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+export { freePort };
 
 export interface RunningService {
   base: string;

@@ -8,6 +8,7 @@
  * The rewrite walks the container structure once; anything malformed is returned as "unreadable" so the
  * caller refuses it rather than handing photon bytes we could not check.
  */
+import { concatBytes } from "../../encoding/concat-bytes.ts";
 
 export type GuardOutcome = { ok: true; bytes: Uint8Array; removed: string[] } | { ok: false; detail: string };
 
@@ -45,18 +46,6 @@ function u32le(b: Uint8Array, at: number): number {
   return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 }
 
-function join(parts: Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const p of parts) total += p.byteLength;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.byteLength;
-  }
-  return out;
-}
-
 function stripPng(b: Uint8Array): GuardOutcome {
   if (b.length < 8 || pngSignature.some((v, i) => b[i] !== v)) return { ok: false, detail: "not a PNG signature" };
   const parts: Uint8Array[] = [b.subarray(0, 8)];
@@ -72,7 +61,7 @@ function stripPng(b: Uint8Array): GuardOutcome {
     o = end;
     if (type === "IEND") break;
   }
-  return { ok: true, bytes: join(parts), removed };
+  return { ok: true, bytes: concatBytes(parts), removed };
 }
 
 function stripWebp(b: Uint8Array): GuardOutcome {
@@ -94,11 +83,11 @@ function stripWebp(b: Uint8Array): GuardOutcome {
     }
     o = end;
   }
-  const body = join(parts);
+  const body = concatBytes(parts);
   const header = new Uint8Array(12);
   header.set(b.subarray(0, 12));
   new DataView(header.buffer).setUint32(4, body.length + 4, true);
-  return { ok: true, bytes: join([header, body]), removed };
+  return { ok: true, bytes: concatBytes([header, body]), removed };
 }
 
 function stripJpeg(b: Uint8Array): GuardOutcome {
@@ -115,7 +104,7 @@ function stripJpeg(b: Uint8Array): GuardOutcome {
     }
     if (marker === 0xda /* SOS */) {
       parts.push(b.subarray(o)); // entropy-coded data and every later marker go through unchanged
-      return { ok: true, bytes: join(parts), removed };
+      return { ok: true, bytes: concatBytes(parts), removed };
     }
     const length = (b[o + 2]! << 8) | b[o + 3]!;
     const end = o + 2 + length;
