@@ -163,8 +163,10 @@ describe("playground page", () => {
     const inspectCalls = responses.filter((r) => r.method === "POST" && r.url.includes("/api/v1/inspect?profile=standard"));
     expect(inspectCalls.at(-1)?.status).toBe(202);
     expect(responses.some((r) => r.url.includes("/api/v1/job/") && r.status === 200)).toBe(true);
-    // While the job ran, the stage chips were refreshed from the cheapest answer (fast, identity only).
-    expect(responses.some((r) => r.url.includes("profile=fast&fields=identity") && r.status < 300)).toBe(true);
+    // While the job ran, the stage chips were refreshed from the cheapest answer (fast, identity only). With
+    // direct dispatch a small video can finish before the second poll; then there was nothing to refresh.
+    const jobPolls = responses.filter((r) => r.url.includes("/api/v1/job/")).length;
+    if (jobPolls > 1) expect(responses.some((r) => r.url.includes("profile=fast&fields=identity") && r.status < 300)).toBe(true);
     expect(envelope.data.metadata.video.fps).toBe(25);
     await expectVisuals(envelope);
     await expectPlayer("video");
