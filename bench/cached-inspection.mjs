@@ -70,6 +70,8 @@ async function startWrangler(originPort) {
   const child = spawn(join(root, "node_modules", ".bin", "wrangler"), [
     "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
     "--persist-to", state, "--show-interactive-dev-session=false", "--log-level", "warn",
+    // wrangler.toml says production, where an SSRF allow-list is refused: this bench is local development.
+    "--var", "ENVIRONMENT:development",
     "--var", `SSRF_ALLOWLIST:127.0.0.1:${originPort}`,
   ], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } });
   let output = "";

@@ -6,18 +6,17 @@
 // Makes the fixtures (test/support/media-fixtures.ts), computes ffprobe's reference (test/support/ffprobe-reference.ts),
 // starts the loopback origin that counts every byte and the real Worker under `wrangler dev` (local mode, state
 // in a temporary folder), inspects each file once with profile=fast, prints a Markdown table, stops wrangler.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
+import { freePort } from "../test/support/start-service.ts";
+import { startWorker, stopWorker } from "./support/wrangler-dev.ts";
 import { ensureMediaFixtures, factFixtures } from "../test/support/media-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../test/support/ffprobe-reference.ts";
 
 const root = join(import.meta.dirname, "..");
-const wranglerReadyTimeoutMs = 60_000;
 const settleMs = 300;
 
 /** The classes of issue 9, in the order of its "Must show" list. */
@@ -29,42 +28,6 @@ const classes: [string, string][] = [
   ["JPEG XL", "image.jxl"], ["MP4 truncated at 30 %", "truncated.mp4"], ["WebM without Duration/Cues", "recorder.webm"],
   ["VBR MP3 without Xing", "vbr-no-xing.mp3"],
 ];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-async function startWorker(port: number, vars: Record<string, string>, persistDir: string): Promise<ChildProcess> {
-  // The wrangler binary itself (not npx) so SIGTERM reaches the process that owns workerd.
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistDir, "--log-level", "warn"];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const child = spawn(join(root, "node_modules", ".bin", "wrangler"), args, {
-    cwd: root,
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const log: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on("line", (l) => log.push(l));
-  const deadline = Date.now() + wranglerReadyTimeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log.join("\n")}`);
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return child;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill("SIGTERM");
-  throw new Error(`wrangler dev did not answer within ${wranglerReadyTimeoutMs} ms:\n${log.join("\n")}`);
-}
-
-async function stopWorker(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 const fmt = (n: number | undefined, digits = 3) => (n === undefined ? "?" : String(Math.round(n * 10 ** digits) / 10 ** digits));
 

@@ -7,57 +7,18 @@
 // SSRF_ALLOWLIST), inspects each file in test/.fixtures/media, prints a table and stops wrangler with SIGTERM.
 // Everything stays on 127.0.0.1; run it in a loopback-only namespace like the tests:
 //   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npx tsx bench/probe-bytes.ts'
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
+import { freePort } from "../test/support/start-service.ts";
+import { startWorker, stopWorker } from "./support/wrangler-dev.ts";
 import { ensureMediaFixtures, mediaFixtures } from "../test/support/media-fixtures.ts";
 
 const root = join(import.meta.dirname, "..");
-const wranglerReadyTimeoutMs = 60_000;
 /** Lets an origin that ignores Range notice the Worker's cancel before its byte count is read. */
 const settleMs = 300;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-/** Starts `wrangler dev` and resolves once it answers /health. */
-async function startWorker(port: number, vars: Record<string, string>, persistDir: string): Promise<ChildProcess> {
-  // The wrangler binary itself (not npx) so SIGTERM reaches the process that owns workerd.
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistDir, "--log-level", "warn"];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const child = spawn(join(root, "node_modules", ".bin", "wrangler"), args, {
-    cwd: root,
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const log: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on("line", (l) => log.push(l));
-  const deadline = Date.now() + wranglerReadyTimeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log.join("\n")}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill("SIGTERM");
-  throw new Error(`wrangler dev did not answer within ${wranglerReadyTimeoutMs} ms:\n${log.join("\n")}`);
-}
-
-async function stopWorker(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 interface Row {
   file: string;

@@ -70,7 +70,7 @@ const standardComplete: InspectResponse = {
     preview: {
       thumbnail: { url: thumb, dimensions: "320x180" },
       placeholder: { type: "blurhash", value: "LZJ*|[]]oF@DtlSbSznAXRR*OXR*" },
-      palette: { dominant: "#1f4e8c" },
+      palette: { dominant: "#1f4e8c", colors: [{ hex: "#1f4e8c", share: 0.6214 }, { hex: "#e8e2d4", share: 0.2871 }, { hex: "#c0392b", share: 0.0915 }] },
       dominantColor: "#1f4e8c",
     },
   },
