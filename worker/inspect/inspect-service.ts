@@ -8,7 +8,7 @@ import { getConfig, type Config } from "../config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
 import { assertPublicTarget } from "../fetch/address-guard.ts";
 import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
-import { cachedRecord, storeRecord } from "./edge-cache.ts";
+import { cachedAnswer, storeError, storeRecord } from "./edge-cache.ts";
 import { isComplete } from "../resource/stage-state.ts";
 
 export interface InspectOutcome {
@@ -38,10 +38,12 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   // Provider URLs share one resource per media (canonical URL); timestamps live in the per-request embed URL.
   const normalizedUrl = match ? match.canonicalUrl : normalizeUrl(url);
   const key = await resourceKey(normalizedUrl);
-  // A complete record answers from the edge cache; a webhook needs the object (it creates the job).
-  const hit = body.webhookUrl === undefined ? await cachedRecord(key) : undefined;
-  if (hit) {
-    const view = projectFor(hit, body, query, match, "cache", baseUrl);
+  // A complete record answers from the edge cache; a webhook needs the object (it creates the job). An origin
+  // error the object remembers answers from there too, webhook or not: the object would refuse the job alike.
+  const hit = await cachedAnswer(key);
+  if (hit?.error) throw apiErrorFrom(hit.error);
+  if (hit?.record && body.webhookUrl === undefined) {
+    const view = projectFor(hit.record, body, query, match, "cache", baseUrl);
     return { status: 200, body: view.body, record: view.record, responseSource: "cache" };
   }
   const stub = env.RESOURCE.get(env.RESOURCE.idFromName(normalizedUrl));
@@ -56,7 +58,10 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(match ? { provider: match } : {}),
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
   })) as unknown as InspectReply;
-  if (!reply.ok) throw apiErrorFrom(reply.error);
+  if (!reply.ok) {
+    if (reply.rememberedUntil !== undefined) await storeError(key, { ...reply.error, expiresAt: reply.rememberedUntil });
+    throw apiErrorFrom(reply.error);
+  }
   // A provider whose oEmbed failed is asked again by the object after ERROR_TTL_SECONDS: not edge-cached.
   const cacheable = isComplete(reply.record) && reply.record.stages.oembed?.state !== "failed";
   await storeRecord(key, reply.record, cacheable);

@@ -40,7 +40,8 @@ export interface InspectCall {
 export type PublicError = { status: number; code: string; message: string };
 export type InspectReply =
   | { ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" } }
-  | { ok: false; error: PublicError };
+  // rememberedUntil: the object answers this same error until then (ERROR_TTL_SECONDS), so the edge may too.
+  | { ok: false; error: PublicError; rememberedUntil?: number };
 export type JobReply = { found: false } | { found: true; job: JobResource["job"]; record?: ResourceRecord };
 
 /**
@@ -151,7 +152,10 @@ export class ResourceObject extends DurableObject<Env> {
       }
       return { ok: true, record, responseSource, ...(job ? { job } : {}) };
     } catch (err) {
-      return { ok: false, error: publicError(err) };
+      const error = publicError(err);
+      const remembered = this.store.loadError(Date.now());
+      const same = remembered && remembered.status === error.status && remembered.code === error.code && remembered.message === error.message;
+      return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt } : {}) };
     }
   }
 

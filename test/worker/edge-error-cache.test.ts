@@ -1,0 +1,125 @@
+// Issue 14 item 5: an origin error the resource object remembers (ERROR_TTL_SECONDS) is answered at the edge
+// for what is left of the object's TTL, without reaching the Durable Object or the origin again.
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { normalizeUrl, resourceKey } from "../../worker/inspect/target-url.ts";
+import { cachedAnswer, dropCachedRecord, storeError } from "../../worker/inspect/edge-cache.ts";
+import { RecordStore } from "../../worker/resource/record-store.ts";
+import { inspect, origin, originStats } from "./helpers.ts";
+
+const errorTtlSeconds = 60; // the shipped ERROR_TTL_SECONDS default, applied to one object at a time below
+
+const resources = (env as unknown as { RESOURCE: DurableObjectNamespace }).RESOURCE;
+const objectFor = (url: string) => resources.get(resources.idFromName(normalizeUrl(new URL(url))));
+const keyFor = async (url: string) => resourceKey(normalizeUrl(new URL(url)));
+
+async function originRequests(nonce: string): Promise<number> {
+  return (await originStats()).requests.filter((r) => new URL(r.path, origin).searchParams.get("n") === nonce).length;
+}
+
+/**
+ * Gives one object the shipped error TTL (tests run with 0) and counts the calls that reach it: every inspect
+ * the object answers without a record reads its remembered error first.
+ */
+async function watchObject(url: string, ttlSeconds: number): Promise<() => Promise<number>> {
+  await runInDurableObject(objectFor(url), (instance) => {
+    Object.defineProperty(instance, "env", { value: { ...env, ERROR_TTL_SECONDS: String(ttlSeconds) } });
+    const store = (instance as unknown as { store: RecordStore & { reached?: number } }).store;
+    const load = store.loadError.bind(store);
+    store.reached = 0;
+    store.loadError = (now: number) => {
+      store.reached! += 1;
+      return load(now);
+    };
+  });
+  return () => runInDurableObject(objectFor(url), (instance) => (instance as unknown as { store: { reached: number } }).store.reached);
+}
+
+describe("remembered origin errors at the edge", () => {
+  it("a retried 502 is answered at the edge, same status and envelope, neither object nor origin reached again", async () => {
+    const nonce = crypto.randomUUID().slice(0, 8);
+    const url = `${origin}/status/503?n=${nonce}`;
+    const reached = await watchObject(url, errorTtlSeconds);
+    const first = await inspect(url);
+    expect(first.status).toBe(502);
+    expect(first.body).toMatchObject({ status: "error", error: { code: "BAD_GATEWAY" } });
+    const afterFirst = await reached();
+    expect(afterFirst).toBeGreaterThan(0);
+    expect(await originRequests(nonce)).toBe(1);
+
+    for (let i = 0; i < 3; i++) {
+      const again = await inspect(url, i === 1 ? "profile=full" : "");
+      expect(again.status).toBe(502);
+      expect(again.body).toEqual(first.body);
+    }
+    expect(await reached()).toBe(afterFirst);
+    expect(await originRequests(nonce)).toBe(1);
+  });
+
+  it("the edge keeps the error exactly as long as the object does (what is left of its TTL)", async () => {
+    const url = `${origin}/status/404?n=${crypto.randomUUID().slice(0, 8)}`;
+    await watchObject(url, errorTtlSeconds);
+    expect((await inspect(url)).status).toBe(404);
+    const stored = await runInDurableObject(objectFor(url), (_instance, state) => new RecordStore(state.storage.sql).loadError(Date.now()));
+    expect(stored).toMatchObject({ status: 404, code: "RESOURCE_NOT_FOUND" });
+    const key = await keyFor(url);
+    const edge = await cachedAnswer(key);
+    expect(edge?.error).toEqual(stored);
+    // Past the object's expiry the edge no longer answers it.
+    expect(await cachedAnswer(key, stored!.expiresAt)).toBeUndefined();
+    expect((await cachedAnswer(key, stored!.expiresAt - 1))?.error?.code).toBe("RESOURCE_NOT_FOUND");
+  });
+
+  it("once the edge entry is gone and the object's error has expired, the origin is asked again", async () => {
+    const nonce = crypto.randomUUID().slice(0, 8);
+    const url = `${origin}/status/503?n=${nonce}`;
+    await watchObject(url, errorTtlSeconds);
+    expect((await inspect(url)).status).toBe(502);
+    await runInDurableObject(objectFor(url), (_instance, state) => {
+      state.storage.sql.exec(`UPDATE origin_error SET expires_at = ?`, Date.now() - 1);
+    });
+    await dropCachedRecord(await keyFor(url));
+    expect((await inspect(url)).status).toBe(502);
+    expect(await originRequests(nonce)).toBe(2);
+  });
+
+  it("an error the object does not remember (ERROR_TTL_SECONDS=0) is not kept at the edge", async () => {
+    const nonce = crypto.randomUUID().slice(0, 8);
+    const url = `${origin}/status/404?n=${nonce}`;
+    const reached = await watchObject(url, 0);
+    expect((await inspect(url)).status).toBe(404);
+    const once = await reached();
+    expect((await inspect(url)).status).toBe(404);
+    expect(await reached()).toBeGreaterThan(once);
+    expect(await originRequests(nonce)).toBe(2);
+    expect(await cachedAnswer(await keyFor(url))).toBeUndefined();
+  });
+
+  it("the caller's own 400 is never remembered: the same URL with valid parameters is inspected", async () => {
+    const nonce = crypto.randomUUID().slice(0, 8);
+    const url = `${origin}/media/png-opaque.png?n=${nonce}`;
+    await watchObject(url, errorTtlSeconds);
+    const bad = await inspect(url, "expand=rawHeaders");
+    expect(bad.status).toBe(400);
+    expect(await cachedAnswer(await keyFor(url))).toBeUndefined();
+    expect((await inspect(url)).status).toBe(200);
+  });
+
+  it("the remembered error names no caller's URL: another spelling of the URL gets the same body", async () => {
+    const nonce = crypto.randomUUID().slice(0, 8);
+    const url = `${origin}/status/503?n=${nonce}`;
+    await watchObject(url, errorTtlSeconds);
+    const first = await inspect(`${url}#caller-a-secret`);
+    const second = await inspect(`${url}&utm_source=caller-b#caller-b-secret`);
+    expect(second.status).toBe(first.status);
+    expect(second.body).toEqual(first.body);
+    expect(JSON.stringify(second.body)).not.toContain("caller-a");
+    expect(await originRequests(nonce)).toBe(1);
+  });
+
+  it("storeError ignores an already expired error", async () => {
+    const key = `test-${crypto.randomUUID()}`;
+    await storeError(key, { status: 502, code: "BAD_GATEWAY", message: "gone", expiresAt: Date.now() - 1 });
+    expect(await cachedAnswer(key)).toBeUndefined();
+  });
+});
