@@ -27,15 +27,16 @@ export async function withOriginSlot<T>(url: URL, signal: AbortSignal, fetchOnce
     state = { active: 0, queue: [] };
     origins.set(key, state);
   }
+  // A freed slot is handed straight to the next waiter (never decremented in between), so a newcomer cannot
+  // slip in ahead of the queue and go over the cap.
   if (state.active >= ORIGIN_MAX_CONCURRENT) await waitForSlot(state, signal);
-  state.active += 1;
+  else state.active += 1;
   try {
     return await fetchOnce();
   } finally {
-    state.active -= 1;
     const next = state.queue.shift();
     if (next) next();
-    else if (state.active === 0) origins.delete(key);
+    else if (--state.active === 0) origins.delete(key);
   }
 }
 

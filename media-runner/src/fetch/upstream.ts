@@ -7,6 +7,7 @@ import type { Readable } from "node:stream";
 import { errors as undiciErrors, request, type Dispatcher } from "undici";
 import { classifyUrlHost, type Allowlist } from "../../../shared/net/index.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
+import { originLimiter, type OriginLimiter } from "./origin-limiter.ts";
 
 export interface UpstreamContext {
   dispatcher: Dispatcher;
@@ -16,6 +17,8 @@ export interface UpstreamContext {
   fetchTimeoutMs: number;
   /** Cancels everything for the job (client gone, job timeout). */
   signal?: AbortSignal;
+  /** Per-origin cap on header-waiting requests (default: the runner's shared one). */
+  originLimiter?: OriginLimiter;
 }
 
 export interface UpstreamResponse {
@@ -93,14 +96,15 @@ export async function openUpstream(
     checkUrl(current, ctx.allowlist);
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(current, {
+      // A request waiting for its origin's slot gives up with the same deadline (issue 14 item 5).
+      response = await (ctx.originLimiter ?? originLimiter).run(current, signal, () => request(current, {
         method: "GET",
         dispatcher: ctx.dispatcher,
         headers: range ? { ...outboundHeaders, range: rangeValue(range.start, range.end) } : outboundHeaders,
         signal,
         headersTimeout: ctx.fetchTimeoutMs,
         bodyTimeout: ctx.fetchTimeoutMs,
-      });
+      }));
     } catch (error) {
       throw upstreamError(error, deadline.aborted);
     }
