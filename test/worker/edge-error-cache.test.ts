@@ -3,7 +3,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { normalizeUrl, resourceKey } from "../../worker/inspect/target-url.ts";
-import { cachedAnswer, dropCachedRecord, storeError } from "../../worker/inspect/edge-cache.ts";
+import { cachedAnswer, dropCachedRecord, forgetInIsolate, storeError } from "../../worker/inspect/edge-cache.ts";
 import { RecordStore } from "../../worker/resource/record-store.ts";
 import { inspect, origin, originStats } from "./helpers.ts";
 
@@ -65,9 +65,25 @@ describe("remembered origin errors at the edge", () => {
     const key = await keyFor(url);
     const edge = await cachedAnswer(key);
     expect(edge?.error).toEqual(stored);
-    // Past the object's expiry the edge no longer answers it.
-    expect(await cachedAnswer(key, stored!.expiresAt)).toBeUndefined();
+    // Until the object's expiry, not past it.
     expect((await cachedAnswer(key, stored!.expiresAt - 1))?.error?.code).toBe("RESOURCE_NOT_FOUND");
+    expect(await cachedAnswer(key, stored!.expiresAt)).toBeUndefined();
+  });
+
+  it("a first failure stays in the isolate; once the object answers it as remembered, the data centre's cache shares it", async () => {
+    const url = `${origin}/status/503?n=${crypto.randomUUID().slice(0, 8)}`;
+    const reached = await watchObject(url, errorTtlSeconds);
+    const key = await keyFor(url);
+    expect((await inspect(url)).status).toBe(502);
+    const once = await reached();
+    forgetInIsolate(key); // as another isolate would see it: nothing shared yet (no write for a URL asked once)
+    expect(await cachedAnswer(key)).toBeUndefined();
+    expect((await inspect(url)).status).toBe(502); // this isolate no longer knows it: the object answers, as remembered
+    expect(await reached()).toBeGreaterThan(once);
+    forgetInIsolate(key);
+    const shared = await cachedAnswer(key); // now from the Cache API
+    const stored = await runInDurableObject(objectFor(url), (_instance, state) => new RecordStore(state.storage.sql).loadError(Date.now()));
+    expect(shared?.error).toEqual(stored);
   });
 
   it("once the edge entry is gone and the object's error has expired, the origin is asked again", async () => {
@@ -119,7 +135,7 @@ describe("remembered origin errors at the edge", () => {
 
   it("storeError ignores an already expired error", async () => {
     const key = `test-${crypto.randomUUID()}`;
-    await storeError(key, { status: 502, code: "BAD_GATEWAY", message: "gone", expiresAt: Date.now() - 1 });
+    await storeError(key, { status: 502, code: "BAD_GATEWAY", message: "gone", expiresAt: Date.now() - 1 }, true);
     expect(await cachedAnswer(key)).toBeUndefined();
   });
 });

@@ -101,12 +101,17 @@ export async function storeRecord(key: string, record: ResourceRecord, complete:
   await put(key, record, record.expiresAt, now);
 }
 
-/** Stores an origin error the resource object remembers; the TTL is what is left of the object's own. */
-export async function storeError(key: string, error: RememberedError, now = Date.now()): Promise<void> {
+/**
+ * Stores an origin error the resource object remembers; the TTL is what is left of the object's own. Always
+ * in this isolate (no I/O); in the data centre's Cache API only when `shared`: a write per failing URL would
+ * cost more than it saves for URLs asked once (a stream of new failing URLs), so the caller shares only
+ * errors the object had remembered before, i.e. URLs that callers retry.
+ */
+export async function storeError(key: string, error: RememberedError, shared: boolean, now = Date.now()): Promise<void> {
   if (error.expiresAt <= now) return;
   records.delete(key);
   remember(errors, errorMemoryEntries, key, error);
-  await put(key, { rememberedError: error }, error.expiresAt, now);
+  if (shared) await put(key, { rememberedError: error }, error.expiresAt, now);
 }
 
 /** Forgets a key in this isolate and this data centre (tests that age state behind the object's back). */
@@ -114,4 +119,10 @@ export async function dropCachedRecord(key: string): Promise<void> {
   records.delete(key);
   errors.delete(key);
   await defaultCache()?.delete(cacheKey(key)).catch(() => false);
+}
+
+/** Forgets a key in this isolate only, as a new isolate would not know it (tests). */
+export function forgetInIsolate(key: string): void {
+  records.delete(key);
+  errors.delete(key);
 }

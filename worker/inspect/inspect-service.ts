@@ -59,7 +59,8 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
   })) as unknown as InspectReply;
   if (!reply.ok) {
-    if (reply.rememberedUntil !== undefined) await storeError(key, { ...reply.error, expiresAt: reply.rememberedUntil });
+    // A first failure stays in this isolate; only a URL callers retry is worth a shared Cache API write.
+    if (reply.rememberedUntil !== undefined) await storeError(key, { ...reply.error, expiresAt: reply.rememberedUntil }, reply.repeated === true);
     throw apiErrorFrom(reply.error);
   }
   // A provider whose oEmbed failed is asked again by the object after ERROR_TTL_SECONDS: not edge-cached.

@@ -40,8 +40,9 @@ export interface InspectCall {
 export type PublicError = { status: number; code: string; message: string };
 export type InspectReply =
   | { ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" } }
-  // rememberedUntil: the object answers this same error until then (ERROR_TTL_SECONDS), so the edge may too.
-  | { ok: false; error: PublicError; rememberedUntil?: number };
+  // rememberedUntil: the object answers this same error until then (ERROR_TTL_SECONDS), so the edge may too;
+  // repeated: it was remembered before this call (a caller is retrying), not just now.
+  | { ok: false; error: PublicError; rememberedUntil?: number; repeated?: boolean };
 export type JobReply = { found: false } | { found: true; job: JobResource["job"]; record?: ResourceRecord };
 
 /**
@@ -67,6 +68,8 @@ export class ResourceObject extends DurableObject<Env> {
   /** The record as last loaded or saved; `null` when storage holds none, undefined before the first load. */
   private memory?: ResourceRecord | null;
   private readonly dispatcher: RunnerDispatcher;
+  /** The failure this object remembered last: a retry is answered with a copy, a first failure is this very error. */
+  private lastRemembered?: unknown;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -155,7 +158,7 @@ export class ResourceObject extends DurableObject<Env> {
       const error = publicError(err);
       const remembered = this.store.loadError(Date.now());
       const same = remembered && remembered.status === error.status && remembered.code === error.code && remembered.message === error.message;
-      return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt } : {}) };
+      return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt, repeated: err !== this.lastRemembered } : {}) };
     }
   }
 
@@ -303,6 +306,7 @@ export class ResourceObject extends DurableObject<Env> {
   private rememberError(err: unknown): void {
     if (!(err instanceof ApiError) || err.status === 400) return;
     const expiresAt = Date.now() + this.config.ERROR_TTL_SECONDS * 1000;
+    this.lastRemembered = err;
     this.store.saveError({ status: err.status, code: err.code, message: err.publicMessage, expiresAt });
   }
 
