@@ -19,21 +19,33 @@ async function originRequests(nonce: string): Promise<number> {
 
 /**
  * Gives one object the shipped error TTL (tests run with 0) and counts the calls that reach it: every inspect
- * the object answers without a record reads its remembered error first.
+ * the object answers without a record asks for its remembered error first.
  */
 async function watchObject(url: string, ttlSeconds: number): Promise<() => Promise<number>> {
   await runInDurableObject(objectFor(url), (instance) => {
     Object.defineProperty(instance, "env", { value: { ...env, ERROR_TTL_SECONDS: String(ttlSeconds) } });
-    const store = (instance as unknown as { store: RecordStore & { reached?: number } }).store;
-    const load = store.loadError.bind(store);
-    store.reached = 0;
-    store.loadError = (now: number) => {
-      store.reached! += 1;
-      return load(now);
+    const object = instance as unknown as { rememberedError(now: number): unknown; reached: number };
+    const remembered = object.rememberedError.bind(object);
+    object.reached = 0;
+    object.rememberedError = (now: number) => {
+      object.reached += 1;
+      return remembered(now);
     };
   });
-  return () => runInDurableObject(objectFor(url), (instance) => (instance as unknown as { store: { reached: number } }).store.reached);
+  return () => runInDurableObject(objectFor(url), (instance) => (instance as unknown as { reached: number }).reached);
 }
+
+type ObjectError = { status: number; code: string; message: string; expiresAt: number } | undefined;
+
+/** The error the object answers with now (memory first, as the object reads it). */
+const objectError = (url: string) =>
+  runInDurableObject(objectFor(url), (instance) =>
+    (instance as unknown as { rememberedError(now: number): ObjectError }).rememberedError(Date.now()));
+
+/** Tables the object's own code created (workerd's internal `_cf_` tables aside). */
+const ownTables = (url: string) =>
+  runInDurableObject(objectFor(url), (_instance, state) =>
+    state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`).toArray().map((r) => r.name));
 
 describe("remembered origin errors at the edge", () => {
   it("a retried 502 is answered at the edge, same status and envelope, neither object nor origin reached again", async () => {
@@ -60,7 +72,7 @@ describe("remembered origin errors at the edge", () => {
     const url = `${origin}/status/404?n=${crypto.randomUUID().slice(0, 8)}`;
     await watchObject(url, errorTtlSeconds);
     expect((await inspect(url)).status).toBe(404);
-    const stored = await runInDurableObject(objectFor(url), (_instance, state) => new RecordStore(state.storage.sql).loadError(Date.now()));
+    const stored = await objectError(url);
     expect(stored).toMatchObject({ status: 404, code: "RESOURCE_NOT_FOUND" });
     const key = await keyFor(url);
     const edge = await cachedAnswer(key);
@@ -86,13 +98,25 @@ describe("remembered origin errors at the edge", () => {
     expect(shared?.error).toEqual(stored);
   });
 
+  it("a new object whose first inspection fails writes nothing; the error is written once it is asked again", async () => {
+    const url = `${origin}/status/503?n=${crypto.randomUUID().slice(0, 8)}`;
+    await watchObject(url, errorTtlSeconds);
+    expect((await inspect(url)).status).toBe(502);
+    expect(await ownTables(url)).toEqual([]);
+    forgetInIsolate(await keyFor(url));
+    expect((await inspect(url)).status).toBe(502);
+    expect((await ownTables(url)).sort()).toEqual(["origin_error", "resource"]);
+    const stored = await runInDurableObject(objectFor(url), (_instance, state) => new RecordStore(state.storage.sql).loadError(Date.now()));
+    expect(stored).toEqual(await objectError(url));
+  });
+
   it("once the edge entry is gone and the object's error has expired, the origin is asked again", async () => {
     const nonce = crypto.randomUUID().slice(0, 8);
     const url = `${origin}/status/503?n=${nonce}`;
     await watchObject(url, errorTtlSeconds);
     expect((await inspect(url)).status).toBe(502);
-    await runInDurableObject(objectFor(url), (_instance, state) => {
-      state.storage.sql.exec(`UPDATE origin_error SET expires_at = ?`, Date.now() - 1);
+    await runInDurableObject(objectFor(url), (instance) => {
+      (instance as unknown as { originError?: { error: { expiresAt: number } } }).originError!.error.expiresAt = Date.now() - 1;
     });
     await dropCachedRecord(await keyFor(url));
     expect((await inspect(url)).status).toBe(502);

@@ -3,7 +3,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { normalizeUrl, resourceKey } from "../../worker/inspect/target-url.ts";
-import { dropCachedRecord } from "../../worker/inspect/edge-cache.ts";
+import { dropCachedRecord, forgetInIsolate } from "../../worker/inspect/edge-cache.ts";
 import { RecordStore } from "../../worker/resource/record-store.ts";
 import { inspect, media, origin, originStats } from "./helpers.ts";
 
@@ -119,21 +119,29 @@ describe("origin errors are cached briefly, not for the record TTL", () => {
     expect(first.body.error.code).toBe("BAD_GATEWAY");
     expect(await requestsFor(url)).toHaveLength(1);
 
-    const stored = await runInDurableObject(objectFor(url), (_instance, state) => new RecordStore(state.storage.sql).loadError(Date.now()));
+    const loadError = () => runInDurableObject(objectFor(url), (_instance, state) => new RecordStore(state.storage.sql).loadError(Date.now()));
+    // A first failure is kept in the object's memory only: nothing is written for a URL asked once.
+    expect(await loadError()).toBeUndefined();
+
+    const second = await inspect(url);
+    expect(second.status).toBe(502);
+    expect(second.body).toEqual(first.body);
+    expect(await requestsFor(url)).toHaveLength(1);
+    // Asked again through an isolate that does not know it: the object answers it as remembered and writes it.
+    forgetInIsolate(await resourceKey(normalizeUrl(new URL(url))));
+    expect((await inspect(url)).body).toEqual(first.body);
+    expect(await requestsFor(url)).toHaveLength(1);
+    const stored = await loadError();
     expect(stored).toMatchObject({ status: 502, code: "BAD_GATEWAY" });
     expect(stored!.expiresAt).toBeGreaterThanOrEqual(before + shortErrorTtlSeconds * 1000);
     expect(stored!.expiresAt).toBeLessThanOrEqual(Date.now() + shortErrorTtlSeconds * 1000);
     // No record was stored for the failure.
     expect(await storedRow(url)).toBeUndefined();
 
-    const second = await inspect(url);
-    expect(second.status).toBe(502);
-    expect(second.body).toEqual(first.body);
-    expect(await requestsFor(url)).toHaveLength(1);
-
     // Once the error has expired the origin is asked again.
-    await runInDurableObject(objectFor(url), (_instance, state) => {
+    await runInDurableObject(objectFor(url), (instance, state) => {
       state.storage.sql.exec(`UPDATE origin_error SET expires_at = ?`, Date.now() - 1);
+      (instance as unknown as { originError?: unknown }).originError = undefined; // as an eviction would
     });
     // The edge keeps the error as long as the object did; time did not really pass, so drop it too.
     await dropCachedRecord(await resourceKey(normalizeUrl(new URL(url))));

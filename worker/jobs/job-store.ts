@@ -24,15 +24,24 @@ export type DeliveryRow = {
 
 /** Jobs and their webhook deliveries, in the resource's SQLite storage. */
 export class JobStore {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS job (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, completed_at INTEGER, webhook_url TEXT, expires_at INTEGER NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS webhook_delivery (job_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+  private schemaReady = false;
+
+  constructor(private readonly raw: SqlStorage) {}
+
+  /** The tables are created on first use, so an object that never has a job writes none (issue 14 item 5). */
+  private get sql(): SqlStorage {
+    if (this.schemaReady) return this.raw;
+    const raw = this.raw;
+    raw.exec(`CREATE TABLE IF NOT EXISTS job (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, completed_at INTEGER, webhook_url TEXT, expires_at INTEGER NOT NULL)`);
+    raw.exec(`CREATE TABLE IF NOT EXISTS webhook_delivery (job_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
       next_attempt_at INTEGER, delivered_at INTEGER, gave_up_at INTEGER, last_error TEXT)`);
     // Columns added later: existing objects get them on first use (SQLite has no ADD COLUMN IF NOT EXISTS).
-    const columns = new Set(sql.exec<{ name: string }>(`PRAGMA table_info(job)`).toArray().map((c) => c.name));
-    if (!columns.has("caller_url")) sql.exec(`ALTER TABLE job ADD COLUMN caller_url TEXT`);
-    if (!columns.has("stages")) sql.exec(`ALTER TABLE job ADD COLUMN stages TEXT`);
-    if (!columns.has("progress")) sql.exec(`ALTER TABLE job ADD COLUMN progress INTEGER NOT NULL DEFAULT 0`);
+    const columns = new Set(raw.exec<{ name: string }>(`PRAGMA table_info(job)`).toArray().map((c) => c.name));
+    if (!columns.has("caller_url")) raw.exec(`ALTER TABLE job ADD COLUMN caller_url TEXT`);
+    if (!columns.has("stages")) raw.exec(`ALTER TABLE job ADD COLUMN stages TEXT`);
+    if (!columns.has("progress")) raw.exec(`ALTER TABLE job ADD COLUMN progress INTEGER NOT NULL DEFAULT 0`);
+    this.schemaReady = true;
+    return raw;
   }
 
   create(id: string, now: number, ttlMs: number, webhookUrl: string | undefined, stages: readonly string[], callerUrl?: string): void {

@@ -7,15 +7,40 @@ export interface CachedError {
   expiresAt: number;
 }
 
-/** The ResourceObject's SQLite tables. One row per table per object: each object is one resource. */
+/**
+ * The ResourceObject's SQLite tables. One row per table per object: each object is one resource. The tables are
+ * created on the first write; until then reads find nothing, so a new object that only fails writes nothing
+ * (issue 14 item 5: a stream of new failing URLs costs no storage writes).
+ */
 export class RecordStore {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS resource (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS origin_error (id INTEGER PRIMARY KEY CHECK (id = 1), status INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+  private schemaReady = false;
+
+  constructor(private readonly raw: SqlStorage) {}
+
+  /** For reads: whether the tables exist (one look at the schema until they do). */
+  private get tables(): SqlStorage | undefined {
+    if (!this.schemaReady) {
+      const n = this.raw.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('resource', 'origin_error')`).one().n;
+      if (n < 2) return undefined;
+      this.schemaReady = true;
+    }
+    return this.raw;
+  }
+
+  /** For writes: creates the tables the first time. */
+  private get sql(): SqlStorage {
+    if (!this.schemaReady) {
+      this.raw.exec(`CREATE TABLE IF NOT EXISTS resource (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+      this.raw.exec(`CREATE TABLE IF NOT EXISTS origin_error (id INTEGER PRIMARY KEY CHECK (id = 1), status INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+      this.schemaReady = true;
+    }
+    return this.raw;
   }
 
   loadRecord(now: number): ResourceRecord | undefined {
-    const row = this.sql.exec<{ record: string; expires_at: number }>(`SELECT record, expires_at FROM resource WHERE id = 1`).toArray()[0];
+    const tables = this.tables;
+    if (!tables) return undefined;
+    const row = tables.exec<{ record: string; expires_at: number }>(`SELECT record, expires_at FROM resource WHERE id = 1`).toArray()[0];
     if (!row || row.expires_at <= now) return undefined;
     const parsed = ResourceRecord.safeParse(JSON.parse(row.record));
     return parsed.success ? parsed.data : undefined;
@@ -34,7 +59,9 @@ export class RecordStore {
   }
 
   loadError(now: number): CachedError | undefined {
-    const row = this.sql
+    const tables = this.tables;
+    if (!tables) return undefined;
+    const row = tables
       .exec<{ status: number; code: string; message: string; expires_at: number }>(`SELECT status, code, message, expires_at FROM origin_error WHERE id = 1`)
       .toArray()[0];
     if (!row || row.expires_at <= now) return undefined;

@@ -18,7 +18,7 @@ import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
 import { DispatchLedger } from "../dispatch/dispatch-ledger.ts";
 import { RunnerDispatcher } from "../dispatch/runner-dispatcher.ts";
 import type { RunnerWork } from "../dispatch/runner-work.ts";
-import { RecordStore } from "./record-store.ts";
+import { RecordStore, type CachedError } from "./record-store.ts";
 import { addTransfer } from "./transfer.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
@@ -70,6 +70,12 @@ export class ResourceObject extends DurableObject<Env> {
   private readonly dispatcher: RunnerDispatcher;
   /** The failure this object remembered last: a retry is answered with a copy, a first failure is this very error. */
   private lastRemembered?: unknown;
+  /**
+   * The origin error answered until it expires. A first failure is kept here only; it is written to storage
+   * when it is answered again (a caller retrying), so a URL that fails once costs no storage write (issue 14
+   * item 5) and one that callers retry survives the object's eviction.
+   */
+  private originError?: { error: CachedError; stored: boolean };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -156,7 +162,7 @@ export class ResourceObject extends DurableObject<Env> {
       return { ok: true, record, responseSource, ...(job ? { job } : {}) };
     } catch (err) {
       const error = publicError(err);
-      const remembered = this.store.loadError(Date.now());
+      const remembered = this.rememberedError(Date.now());
       const same = remembered && remembered.status === error.status && remembered.code === error.code && remembered.message === error.message;
       return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt, repeated: err !== this.lastRemembered } : {}) };
     }
@@ -254,8 +260,14 @@ export class ResourceObject extends DurableObject<Env> {
       await this.retryFailedOembed(stored, now);
       return { record: stored, responseSource: "cache" };
     }
-    const cachedError = this.store.loadError(now);
-    if (cachedError) throw apiErrorFrom(cachedError);
+    const cachedError = this.rememberedError(now);
+    if (cachedError) {
+      if (!this.originError!.stored) {
+        this.store.saveError(cachedError);
+        this.originError!.stored = true;
+      }
+      throw apiErrorFrom(cachedError);
+    }
     if (this.inflight) return { record: await this.inflight, responseSource: "inflight" };
     this.inflight = this.probe(call);
     try {
@@ -273,6 +285,7 @@ export class ResourceObject extends DurableObject<Env> {
       if (record.provider) await runOembedStage(record, this.config);
       this.save(record);
       this.store.clearError();
+      this.originError = undefined;
       await this.scheduleAlarm(record.expiresAt);
       return record;
     } catch (err) {
@@ -307,8 +320,19 @@ export class ResourceObject extends DurableObject<Env> {
     if (!(err instanceof ApiError) || err.status === 400) return;
     const expiresAt = Date.now() + this.config.ERROR_TTL_SECONDS * 1000;
     this.lastRemembered = err;
-    this.store.saveError({ status: err.status, code: err.code, message: err.publicMessage, expiresAt });
+    this.originError = { error: { status: err.status, code: err.code, message: err.publicMessage, expiresAt }, stored: false };
   }
+
+  /** The unexpired origin error: from memory, else from storage (a retried error written before an eviction). */
+  private rememberedError(now: number): CachedError | undefined {
+    if (!this.originError) {
+      const stored = this.store.loadError(now);
+      if (stored) this.originError = { error: stored, stored: true };
+    }
+    const current = this.originError?.error;
+    return current && current.expiresAt > now ? current : undefined;
+  }
+
 
   private edgePending(record: ResourceRecord): boolean {
     return stagesForEdge(record, this.config).length > 0;
