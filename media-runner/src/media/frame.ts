@@ -4,7 +4,7 @@
  * requests, not a download.
  */
 import { RunnerError } from "../errors.ts";
-import { ffmpegOutputBoundArgs, safeInputArgs } from "./engine-args.ts";
+import { engineDiagnostics, ffmpegOutputBoundArgs, safeInputArgs } from "./engine-args.ts";
 import { runProcess } from "./run-process.ts";
 
 export interface FrameOptions {
@@ -74,6 +74,6 @@ export async function extractFrame(input: string, timeSeconds: number, options: 
     ],
     { timeoutMs: options.timeoutMs, maxStdoutBytes: maxFrameBytes, ...(options.signal ? { signal: options.signal } : {}) },
   );
-  if (result.code !== 0) throw new RunnerError("CORRUPT_MEDIA", "no frame could be decoded", result.stderr.trim());
+  if (result.code !== 0) throw new RunnerError("CORRUPT_MEDIA", "no frame could be decoded", engineDiagnostics(result.stderr));
   return result.stdout.length > 0 ? result.stdout : undefined;
 }

@@ -19,7 +19,8 @@ export async function runAvJob(
   ctx: JobContext,
   timings: Timings,
 ): Promise<Omit<RunnerResponse, "timings">> {
-  const registration = ctx.proxy.register(source);
+  // Paced: ffprobe and ffmpeg run with engineReconnectArgs (safeInputArgs).
+  const registration = ctx.proxy.register(source, { paced: true });
   try {
     const input = registration.url;
     const { config, binaries, signal } = ctx;
