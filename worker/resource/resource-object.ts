@@ -375,6 +375,7 @@ export class ResourceObject extends DurableObject<Env> {
   private async recordChanged(record: ResourceRecord): Promise<void> {
     const complete = isComplete(record);
     if (complete) record.timings.total = Math.max(record.timings.total ?? 0, Date.now() - record.createdAt);
+    if (complete) this.probeHead = undefined; // no runner call left to hand it to
     this.save(record);
     if (complete) await this.completeJobs();
     for (const wake of [...this.waiters]) wake();
