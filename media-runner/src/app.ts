@@ -9,6 +9,7 @@ import {
   RunnerRequest,
   runnerHealthPath,
   runnerProcessPath,
+  runnerRequestMaxBytes,
   type RunnerErrorBody,
   type RunnerHealth,
   type RunnerResponse,
@@ -44,8 +45,6 @@ export interface AppOptions {
   logger?: boolean;
 }
 
-/** The request body is a URL and a few flags. */
-const maxRequestBodyBytes = 16 * 1024;
 
 function errorBody(code: RunnerErrorBody["error"]["code"], message: string): RunnerErrorBody {
   return { status: "error", error: { code, message } };
@@ -57,7 +56,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   sharp.cache(false);
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
-    bodyLimit: maxRequestBodyBytes,
+    // A URL and a few flags, plus the bytes the edge may hand over (RunnerRequest.head).
+    bodyLimit: runnerRequestMaxBytes,
   });
   const proxy = new RangeProxy();
   await proxy.start();

@@ -24,6 +24,33 @@ export const defaultThumbnailMaxPx = 320;
 /** Upper bound of thumbnailMaxPx: a thumbnail, not a transcode. */
 export const maxThumbnailMaxPx = 1280;
 
+/**
+ * Most bytes of the file the edge hands over with a direct runner call (its probe head, or the whole of a
+ * small file): sent base64 in the JSON body, so the runner's body limit grows by this much.
+ */
+export const runnerHeadMaxBytes = 256 * 1024;
+const runnerHeadMaxBase64 = Math.ceil(runnerHeadMaxBytes / 3) * 4;
+/** The runner's request body limit: the head's base64 plus room for the rest of the request. */
+export const runnerRequestMaxBytes = runnerHeadMaxBase64 + 16 * 1024;
+
+/** Decoded length of canonical base64 (length a multiple of 4, at most two `=`). */
+function base64DecodedLength(value: string): number {
+  return (value.length / 4) * 3 - (value.endsWith("==") ? 2 : value.endsWith("=") ? 1 : 0);
+}
+
+/** A header value as the edge saw it: printable ASCII only (it goes back out in If-Range). */
+const validatorValue = z.string().min(1).max(256).regex(/^[\x20-\x7e]+$/);
+
+export const RunnerHead = z.object({
+  base64: z.string().min(4).max(runnerHeadMaxBase64).regex(/^[A-Za-z0-9+/]*={0,2}$/)
+    .refine((value) => value.length % 4 === 0, "base64 length must be a multiple of 4")
+    .meta({ description: "The file's first bytes (from offset 0), base64" }),
+  size: z.number().int().positive().max(2 ** 40).meta({ description: "The file's size as the edge saw it" }),
+  etag: validatorValue.optional().meta({ description: "ETag of the edge's response" }),
+  lastModified: validatorValue.optional().meta({ description: "Last-Modified of the edge's response" }),
+}).refine((head) => base64DecodedLength(head.base64) <= head.size, { message: "more bytes than the file's size", path: ["base64"] });
+export type RunnerHead = z.infer<typeof RunnerHead>;
+
 export const RunnerRequest = z.object({
   url: z
     .string()
@@ -37,6 +64,8 @@ export const RunnerRequest = z.object({
     .meta({ description: "The thumbnail fits in a square of this size (never upscaled)" }),
   durationHint: z.number().nonnegative().max(1e7).optional()
     .meta({ description: "Seconds, from the container header the edge already read: the frame extraction starts at once, alongside ffprobe, instead of after it" }),
+  head: RunnerHead.optional()
+    .meta({ description: "Bytes the edge already read: they seed the runner's cache (not fetched again) when the origin's first answer shows the same file (size, ETag, Last-Modified; sent as If-Range). Direct calls only; queue retries omit it" }),
   stream: StreamPreviewPlan.optional()
     .meta({ description: "For an HLS/DASH `url`: the one early segment previews are read from (planned by the Worker from the manifest)" }),
 });

@@ -16,6 +16,7 @@
 import type { Config } from "../config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
+import type { RunnerHead } from "../../shared/schemas/runner.ts";
 import type { RunnerOutcome } from "../resource/runner-results.ts";
 import { DispatchLedger, type DispatchVia } from "./dispatch-ledger.ts";
 import { decideRetry } from "./retry-policy.ts";
@@ -30,6 +31,8 @@ export interface DispatchHost {
   config(): Config;
   stillPending(stages: readonly StageName[]): StageName[];
   work(stages: StageName[]): RunnerWork | undefined;
+  /** The edge's bytes for the first direct call, handed over once (later calls and the queue go without). */
+  takeHead(): RunnerHead | undefined;
   apply(outcome: RunnerOutcome): Promise<void>;
   noteRetry(stages: StageName[], reason: string): void;
   /** An alarm at or before `at`. */
@@ -50,12 +53,13 @@ export class RunnerDispatcher {
   async dispatch(stages: StageName[], via: DispatchVia, attempt = 1): Promise<void> {
     const work = this.host.work(stages);
     if (!work) return;
+    const head = this.host.takeHead();
     if (via === "queue") return this.enqueue(work, attempt, 0);
     const config = this.host.config();
     const now = Date.now();
     const id = this.ledger.add({ stages, via, owner: this.incarnation, attempt, deadline: now + config.RUNNER_TIMEOUT_MS + lostMargin });
     await this.host.wakeAt(now + config.DISPATCH_WATCHDOG_MS);
-    const call: Promise<void> = this.callDirect(id, work, attempt)
+    const call: Promise<void> = this.callDirect(id, work, attempt, head)
       .catch((err) => console.error("direct runner dispatch failed; the watchdog will retry it", err))
       .finally(() => this.running.delete(call));
     this.running.add(call);
@@ -66,11 +70,11 @@ export class RunnerDispatcher {
     await Promise.allSettled([...this.running]);
   }
 
-  private async callDirect(id: number, work: RunnerWork, attempt: number): Promise<void> {
+  private async callDirect(id: number, work: RunnerWork, attempt: number, head: RunnerHead | undefined): Promise<void> {
     const config = this.host.config();
     let outcome: RunnerOutcome;
     try {
-      outcome = await performRunnerWork(this.host.env, config, work);
+      outcome = await performRunnerWork(this.host.env, config, work, head);
     } catch (err) {
       this.ledger.remove(id);
       const stages = this.host.stillPending(work.stages);

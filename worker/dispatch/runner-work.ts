@@ -9,18 +9,22 @@ import { callRunner } from "../runner/runner-client.ts";
 import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
 import type { RunnerOutcome } from "../resource/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
+import type { RunnerHead } from "../../shared/schemas/runner.ts";
 
 export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream">;
 
-/** Throws the runner client's RunnerError on failure (classified permanent or transient). */
-export async function performRunnerWork(env: Env, config: Config, work: RunnerWork): Promise<RunnerOutcome> {
+/**
+ * Throws the runner client's RunnerError on failure (classified permanent or transient). `head`: the edge's
+ * bytes, on a direct call only (a queue message does not carry them).
+ */
+export async function performRunnerWork(env: Env, config: Config, work: RunnerWork, head?: RunnerHead): Promise<RunnerOutcome> {
   const result = await callRunner(env, config, {
     url: work.url,
     category: work.category,
     stages: runnerStagesOf(work.stages),
     thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
     ...(work.durationHint !== undefined ? { durationHint: work.durationHint } : {}),
-    ...(work.stream ? { stream: work.stream } : {}),
+    ...(work.stream ? { stream: work.stream } : head ? { head } : {}),
   });
   const { thumbnail, ...rest } = result;
   if (!thumbnail) return { stages: work.stages, result: rest };

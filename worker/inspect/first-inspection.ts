@@ -34,6 +34,8 @@ export interface FirstInspection {
   record: ResourceRecord;
   /** The probe's first bytes of an image: the edge stages fetch only the rest (or nothing, if this is all). */
   imageHead?: Uint8Array;
+  /** The probe's first bytes, whatever the category: handed to the media runner with a direct call. */
+  head?: Uint8Array;
 }
 
 /** What the steps learn, in order; each step reads what earlier ones wrote. */
@@ -85,7 +87,7 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   const record = inspection.record!;
   record.timings.total = Math.round(performance.now() - started);
   addTransfer(record, { bytes: source.bytesFetched, requests: 1 + source.extraRequests, redirects: probe.redirects });
-  return { record, ...(record.category === "image" ? { imageHead: head } : {}) };
+  return { record, head, ...(record.category === "image" ? { imageHead: head } : {}) };
 }
 
 /** Provider pages are described by URL parsing and oEmbed; their HTML is never downloaded. */

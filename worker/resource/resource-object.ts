@@ -18,6 +18,7 @@ import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
 import { DispatchLedger } from "../dispatch/dispatch-ledger.ts";
 import { RunnerDispatcher } from "../dispatch/runner-dispatcher.ts";
 import type { RunnerWork } from "../dispatch/runner-work.ts";
+import { runnerHeadOf } from "../dispatch/runner-head.ts";
 import { RecordStore, type CachedError } from "./record-store.ts";
 import { addTransfer } from "./transfer.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
@@ -64,6 +65,8 @@ export class ResourceObject extends DurableObject<Env> {
   private pageMediaWork?: Promise<void>;
   /** An image's first bytes from the probe, kept until the edge stages have used them (at most PROBE_HEAD_BYTES). */
   private imageHead?: Uint8Array;
+  /** The probe's first bytes, kept until the first runner dispatch hands them over (at most PROBE_HEAD_BYTES). */
+  private probeHead?: Uint8Array;
   private readonly waiters = new Set<() => void>();
   /** The record as last loaded or saved; `null` when storage holds none, undefined before the first load. */
   private memory?: ResourceRecord | null;
@@ -89,6 +92,12 @@ export class ResourceObject extends DurableObject<Env> {
         return record ? stillPending(record, stages) : [];
       },
       work: (stages) => this.runnerWork(stages),
+      takeHead: () => {
+        const record = this.record();
+        const head = record ? runnerHeadOf(record, this.probeHead) : undefined;
+        this.probeHead = undefined;
+        return head;
+      },
       apply: (outcome) => this.applyRunner(outcome),
       noteRetry: (stages, reason) => {
         const record = this.record();
@@ -279,8 +288,9 @@ export class ResourceObject extends DurableObject<Env> {
 
   private async probe(call: InspectCall): Promise<ResourceRecord> {
     try {
-      const { record, imageHead } = await firstInspection(call, this.config);
+      const { record, imageHead, head } = await firstInspection(call, this.config);
       this.imageHead = imageHead;
+      if (record.category === "video" || record.category === "audio" || record.category === "image") this.probeHead = head;
       // Provider-native data (title, thumbnail) is wanted even by `fast`, so oEmbed runs before the first answer.
       if (record.provider) await runOembedStage(record, this.config);
       this.save(record);
@@ -397,6 +407,7 @@ export class ResourceObject extends DurableObject<Env> {
   private async recordChanged(record: ResourceRecord): Promise<void> {
     const complete = isComplete(record);
     if (complete) record.timings.total = Math.max(record.timings.total ?? 0, Date.now() - record.createdAt);
+    if (complete) this.probeHead = undefined; // no runner call left to hand it to
     this.save(record);
     if (complete) await this.completeJobs();
     for (const wake of [...this.waiters]) wake();

@@ -2,7 +2,8 @@
  * A remote file read by byte ranges, with a per-job block cache. The loopback proxy serves ffprobe and
  * ffmpeg from it, so both share what was already pulled (the MP4 index is fetched once, not once per
  * engine), sequential reads grow into larger Range requests, and every byte counts against the job's cap.
- * Memory is bounded by the cache size, not by the file size.
+ * Memory is bounded by the cache size, not by the file size. The bytes the edge already read (the head, or
+ * the whole of a small file) seed the cache when the origin confirms they are still the same file.
  */
 import type { Readable } from "node:stream";
 import { RunnerError } from "../errors.ts";
@@ -21,10 +22,22 @@ export interface SourceLimits {
 }
 
 export const defaultSourceLimits: Omit<SourceLimits, "maxSourceBytes"> = {
-  blockBytes: 256 * 1024,
-  maxSpanBlocks: 4,
+  // Small blocks: an engine reading a 60 KB moov or one keyframe pulls about that, not a quarter MiB.
+  blockBytes: 64 * 1024,
+  // Sequential reads still grow to 1 MiB requests.
+  maxSpanBlocks: 16,
   maxCacheBytes: 24 * 1024 * 1024,
 };
+
+/** What the edge already read (RunnerRequest.head): the file's first bytes and the validators it saw. */
+export interface SourceSeed {
+  /** Bytes from file offset 0. */
+  bytes: Buffer;
+  /** The file's size as the edge saw it. */
+  size: number;
+  etag?: string;
+  lastModified?: string;
+}
 
 type Block = [index: number, bytes: Buffer];
 
@@ -40,6 +53,10 @@ export class RemoteSource {
   redirects = 0;
   /** First fatal error met while serving the engines; the job reports it instead of "corrupt media". */
   failure: RunnerError | undefined;
+  /** Whether the edge's bytes were confirmed and used (the origin was not asked for them again). */
+  seeded = false;
+  /** The head's bytes past its last whole block: completed by the block's download, served from memory until then. */
+  private partial: { index: number; bytes: Buffer } | undefined;
   private readonly cache = new Map<number, Buffer>();
   private cachedBytes = 0;
   /**
@@ -52,12 +69,74 @@ export class RemoteSource {
     readonly url: URL,
     private readonly ctx: UpstreamContext,
     private readonly limits: SourceLimits,
+    private readonly seed?: SourceSeed,
   ) {
     this.finalUrl = url;
   }
 
   /** First request: follows redirects, learns size and Range support, enforces the size cap. */
   async open(): Promise<void> {
+    try {
+      if (this.seed && (await this.openSeeded(this.seed))) return;
+      await this.openPlain();
+    } catch (error) {
+      throw this.fail(upstreamError(error, false));
+    }
+  }
+
+  /**
+   * With the edge's bytes: the first request asks only for what follows them (to the end of that block; one
+   * byte when they are the whole file), with If-Range, and its answer must show the same file: 206 at that
+   * offset, the same size, the same ETag and Last-Modified as the edge saw. Then the bytes seed the cache and
+   * true is returned; otherwise the answer is dropped and the caller opens the source as if unseeded.
+   */
+  private async openSeeded(seed: SourceSeed): Promise<boolean> {
+    const B = this.limits.blockBytes;
+    const held = seed.bytes.length;
+    const whole = held >= seed.size;
+    const start = whole ? 0 : held;
+    const end = whole ? 0 : Math.min((Math.floor(held / B) + 1) * B, seed.size) - 1;
+    this.requests++;
+    const first = await openUpstream(this.url, this.ctx, { start, end }, whole ? undefined : ifRangeValidator(seed));
+    this.finalUrl = first.finalUrl;
+    this.redirects = first.redirects;
+    const range = first.status === 206 ? parseContentRange(first.headers["content-range"]) : undefined;
+    if (range?.start !== start || range.size !== seed.size || !sameFile(seed, first.headers) || seed.size > this.limits.maxSourceBytes) {
+      discard(first.body);
+      return false;
+    }
+    this.contentType = first.headers["content-type"];
+    this.rangeSupported = true;
+    this.size = seed.size;
+    this.seeded = true;
+    this.seedBlocks(seed.bytes.subarray(0, seed.size));
+    if (whole) {
+      for await (const chunk of first.body as AsyncIterable<Buffer>) this.count(chunk.length);
+      return true;
+    }
+    const index = Math.floor(held / B);
+    for await (const _ of this.blocksFrom(first.body, index * B, index, index + 1, this.takePartial(index))) {
+      // Cached by blocksFrom.
+    }
+    return true;
+  }
+
+  /** Whole blocks of the edge's bytes go to the cache; a last piece short of a block waits for the rest. */
+  private seedBlocks(bytes: Buffer): void {
+    const B = this.limits.blockBytes;
+    let index = 0;
+    for (; (index + 1) * B <= bytes.length; index++) this.cachePut(index, bytes.subarray(index * B, (index + 1) * B));
+    const rest = bytes.subarray(index * B);
+    if (rest.length === 0) return;
+    if (index * B + rest.length === this.size) this.cachePut(index, rest); // the file's last, short block
+    else this.partial = { index, bytes: rest };
+  }
+
+  private takePartial(index: number): Buffer | undefined {
+    return this.partial?.index === index ? this.partial.bytes : undefined;
+  }
+
+  private async openPlain(): Promise<void> {
     const B = this.limits.blockBytes;
     this.requests++;
     const first = await openUpstream(this.url, this.ctx, { start: 0, end: B - 1 });
@@ -96,6 +175,12 @@ export class RemoteSource {
     let spanBlocks = 1;
     while (pos <= end && (this.size === undefined || pos < this.size)) {
       const index = Math.floor(pos / B);
+      const partial = this.cache.has(index) ? undefined : this.takePartial(index);
+      if (partial && pos - index * B < partial.length) {
+        yield slice(index, partial, pos, end, B);
+        pos = index * B + partial.length;
+        continue;
+      }
       const pending = this.cache.has(index) ? undefined : this.inflight.get(index);
       if (pending) {
         await pending;
@@ -157,7 +242,9 @@ export class RemoteSource {
       yield* this.blocksFrom(whole.body, 0, index, Infinity);
       return;
     }
-    const start = index * B;
+    // The head's piece of this block is in memory already: the request starts after it.
+    const prefix = this.takePartial(index);
+    const start = index * B + (prefix?.length ?? 0);
     const end = Math.min((index + count) * B, this.size ?? Infinity) - 1;
     const part = await this.request({ start, end });
     const range = parseContentRange(part.headers["content-range"]);
@@ -165,7 +252,7 @@ export class RemoteSource {
       discard(part.body);
       throw this.fail(new RunnerError("BAD_GATEWAY", "the remote server stopped honouring byte ranges"));
     }
-    yield* this.blocksFrom(part.body, start, index, index + count);
+    yield* this.blocksFrom(part.body, index * B, index, index + count, prefix);
   }
 
   private async request(range?: { start: number; end: number }) {
@@ -178,14 +265,15 @@ export class RemoteSource {
   }
 
   /**
-   * Cuts a body (whose first byte is at file offset bodyOffset, a block boundary) into blocks, caches them,
-   * yields blocks fromIndex..toIndex-1, and destroys the body when done or abandoned.
+   * Cuts a body into blocks, caches them, yields blocks fromIndex..toIndex-1, and destroys the body when done
+   * or abandoned. blockOffset is a block boundary: the body starts there, or right after `prefix` (bytes of
+   * that block already held).
    */
-  private async *blocksFrom(body: Readable, bodyOffset: number, fromIndex: number, toIndex: number): AsyncGenerator<Block> {
+  private async *blocksFrom(body: Readable, blockOffset: number, fromIndex: number, toIndex: number, prefix?: Buffer): AsyncGenerator<Block> {
     const B = this.limits.blockBytes;
-    let index = bodyOffset / B;
-    let parts: Buffer[] = [];
-    let partBytes = 0;
+    let index = blockOffset / B;
+    let parts: Buffer[] = prefix ? [prefix] : [];
+    let partBytes = prefix?.length ?? 0;
     try {
       for await (const chunk of body as AsyncIterable<Buffer>) {
         this.count(chunk.length);
@@ -239,6 +327,7 @@ export class RemoteSource {
   }
 
   private cachePut(index: number, block: Buffer): void {
+    if (this.partial?.index === index) this.partial = undefined;
     if (this.cache.has(index)) return this.settle(index);
     this.cache.set(index, block);
     this.cachedBytes += block.length;
@@ -255,4 +344,17 @@ function slice(index: number, block: Buffer, pos: number, end: number, B: number
   const from = pos - index * B;
   const to = end === Infinity ? block.length : Math.min(block.length, end - index * B + 1);
   return block.subarray(Math.max(0, from), to);
+}
+
+/** If-Range takes a strong ETag or a date (RFC 9110 13.1.5); a weak ETag is never sent. */
+function ifRangeValidator(seed: SourceSeed): string | undefined {
+  if (seed.etag !== undefined && !seed.etag.startsWith("W/")) return seed.etag;
+  return seed.lastModified;
+}
+
+/** The validators the edge saw, seen again (an origin that ignores If-Range is caught here). */
+function sameFile(seed: SourceSeed, headers: Record<string, string | undefined>): boolean {
+  if (seed.etag !== undefined && headers.etag !== seed.etag) return false;
+  if (seed.lastModified !== undefined && headers["last-modified"] !== seed.lastModified) return false;
+  return true;
 }

@@ -88,6 +88,8 @@ export async function openUpstream(
   url: URL,
   ctx: UpstreamContext,
   range?: { start: number; end?: number },
+  /** If-Range validator (a strong ETag or an HTTP date): the range is served only if the file is still that one. */
+  ifRange?: string,
 ): Promise<UpstreamResponse> {
   const deadline = AbortSignal.timeout(ctx.fetchTimeoutMs);
   const signal = ctx.signal ? AbortSignal.any([deadline, ctx.signal]) : deadline;
@@ -100,7 +102,9 @@ export async function openUpstream(
       response = await (ctx.originLimiter ?? originLimiter).run(current, signal, () => request(current, {
         method: "GET",
         dispatcher: ctx.dispatcher,
-        headers: range ? { ...outboundHeaders, range: rangeValue(range.start, range.end) } : outboundHeaders,
+        headers: range
+          ? { ...outboundHeaders, range: rangeValue(range.start, range.end), ...(ifRange ? { "if-range": ifRange } : {}) }
+          : outboundHeaders,
         signal,
         headersTimeout: ctx.fetchTimeoutMs,
         bodyTimeout: ctx.fetchTimeoutMs,

@@ -22,6 +22,7 @@ export function safeInputArgs(maxPixels: number): string[] {
     // A small, fixed socket buffer: the proxy can only push what the engine is about to read, so a
     // connection dropped after a seek has not pulled megabytes from the origin into kernel buffers.
     "-recv_buffer_size", String(engineSocketBufferBytes),
+    ...engineReconnectArgs,
     // A decoder refuses frames larger than this (a video-sized decompression bomb).
     "-max_pixels", String(maxPixels),
     // What a hostile container can make the demuxer read, create and allocate (see limits.ts).
@@ -30,6 +31,18 @@ export function safeInputArgs(maxPixels: number): string[] {
     "-max_streams", String(engineMaxStreams),
     ...engineBoundArgs(engineMaxAllocBytes),
   ];
+}
+
+/**
+ * The proxy answers open-ended ranges in short pieces (range-proxy.ts, paced sources): at the end of one the
+ * engine's http client asks again from there at once. One immediate retry per read (delay max 0), so a
+ * connection cut for a real failure fails the read instead of retrying for minutes.
+ */
+export const engineReconnectArgs: readonly string[] = ["-reconnect", "1", "-reconnect_delay_max", "0"];
+
+/** An engine's stderr without the lines each paced answer's end makes ffmpeg's http client log. */
+export function engineDiagnostics(stderr: string): string {
+  return stderr.split("\n").filter((line) => !line.includes("Stream ends prematurely")).join("\n").trim();
 }
 
 /**

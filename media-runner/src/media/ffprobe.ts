@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { RunnerError } from "../errors.ts";
 import { runProcess } from "./run-process.ts";
-import { safeInputArgs } from "./engine-args.ts";
+import { engineDiagnostics, safeInputArgs } from "./engine-args.ts";
 
 const numeric = z.union([z.string(), z.number()]).optional();
 
@@ -60,7 +60,7 @@ export async function probe(input: string, options: ProbeOptions): Promise<Ffpro
       "-print_format", "json", "-show_format", "-show_streams", input],
     { timeoutMs: options.timeoutMs, maxStdoutBytes: maxProbeOutputBytes, ...(options.signal ? { signal: options.signal } : {}) },
   );
-  if (result.code !== 0) throw new RunnerError("CORRUPT_MEDIA", "the file could not be read as media", result.stderr.trim());
+  if (result.code !== 0) throw new RunnerError("CORRUPT_MEDIA", "the file could not be read as media", engineDiagnostics(result.stderr));
   let json: unknown;
   try {
     json = JSON.parse(result.stdout.toString("utf8"));

@@ -19,13 +19,30 @@ export async function runAvJob(
   ctx: JobContext,
   timings: Timings,
 ): Promise<Omit<RunnerResponse, "timings">> {
-  const registration = ctx.proxy.register(source);
+  // Paced: ffprobe and ffmpeg run with engineReconnectArgs (safeInputArgs).
+  const registration = ctx.proxy.register(source, { paced: true });
   try {
     const input = registration.url;
     const { config, binaries, signal } = ctx;
+    const fatal = (error: unknown) => source.failure !== undefined || signal.aborted || (error instanceof RunnerError && error.code === "PROCESSING_TIMEOUT");
+    // The edge already has the metadata (not asked for) and the duration: ffprobe would only confirm a picture
+    // stream, which a decoded frame (`-map 0:V:0`: video, not cover art) shows as well. One engine process,
+    // not two, on the path a waiting caller takes. No frame: ffprobe below says what the file is.
+    const frameOnly = request.category === "video" && request.durationHint !== undefined && !request.stages.includes("metadata") && wantsPreview(request);
+    if (frameOnly) {
+      const raster = await timings.time("frame", () => engineStep(source, () => representativeRaster(input, request.durationHint, request.thumbnailMaxPx, ctx)))
+        .catch((error: unknown) => {
+          if (fatal(error)) throw error;
+          return undefined;
+        });
+      if (raster) {
+        const rendered = await renderPreviews(request, () => Promise.resolve(raster), timings, fatal);
+        return { detected: { category: "video", source: "ffmpeg" }, ...rendered.previews, stages: rendered.stages };
+      }
+    }
     // With the duration known from the edge, the frame does not wait for ffprobe: both run at once and share
     // the proxy's bytes. Its result is used only if ffprobe confirms a picture stream.
-    const early = request.durationHint !== undefined && request.category === "video" && wantsPreview(request)
+    const early = !frameOnly && request.durationHint !== undefined && request.category === "video" && wantsPreview(request)
       ? engineStep(source, () => representativeRaster(input, request.durationHint, request.thumbnailMaxPx, ctx))
       : undefined;
     early?.catch(() => {}); // awaited below when used; a rejection is not unhandled meanwhile
@@ -58,7 +75,7 @@ export async function runAvJob(
       () => timings.time("frame", () => early ?? engineStep(source, () => representativeRaster(input, durationSeconds(probed, video), request.thumbnailMaxPx, ctx))),
       timings,
       // The origin failing or the job's time running out say nothing about this file: the whole job fails.
-      (error) => source.failure !== undefined || signal.aborted || (error instanceof RunnerError && error.code === "PROCESSING_TIMEOUT"),
+      fatal,
     );
     return { ...response, ...rendered.previews, stages: { ...stages, ...rendered.stages } };
   } finally {

@@ -1,7 +1,8 @@
 /** What a job needs from the runner: engines, the proxy, the vetted HTTP agent and the limits. */
 import type { Dispatcher } from "undici";
 import type { RunnerConfig } from "../config.ts";
-import { RemoteSource, defaultSourceLimits } from "../fetch/remote-source.ts";
+import { RemoteSource, defaultSourceLimits, type SourceSeed } from "../fetch/remote-source.ts";
+import type { RunnerHead } from "../../../shared/schemas/runner.ts";
 import type { Binaries } from "../media/binaries.ts";
 import type { RangeProxy } from "../proxy/range-proxy.ts";
 
@@ -26,7 +27,18 @@ export class Timings {
   }
 }
 
-export function newSource(url: string, ctx: JobContext): RemoteSource {
+/** The edge's bytes as a cache seed (validated against the origin's first answer by RemoteSource.open). */
+export function seedOf(head: RunnerHead | undefined): SourceSeed | undefined {
+  if (!head) return undefined;
+  return {
+    bytes: Buffer.from(head.base64, "base64"),
+    size: head.size,
+    ...(head.etag !== undefined ? { etag: head.etag } : {}),
+    ...(head.lastModified !== undefined ? { lastModified: head.lastModified } : {}),
+  };
+}
+
+export function newSource(url: string, ctx: JobContext, seed?: SourceSeed): RemoteSource {
   const { config } = ctx;
   return new RemoteSource(
     new URL(url),
@@ -38,6 +50,7 @@ export function newSource(url: string, ctx: JobContext): RemoteSource {
       signal: ctx.signal,
     },
     { ...defaultSourceLimits, maxSourceBytes: config.maxSourceBytes },
+    seed,
   );
 }
 

@@ -2,7 +2,7 @@
 import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { runAvJob } from "./av-job.ts";
-import { Timings, newSource, type JobContext } from "./context.ts";
+import { Timings, newSource, seedOf, type JobContext } from "./context.ts";
 import { runImageJob } from "./image-job.ts";
 import { runStreamJob } from "./stream-job.ts";
 
@@ -19,7 +19,7 @@ export async function processJob(request: RunnerRequest, ctx: JobContext): Promi
   if (request.stream) return runStreamJob(request, request.stream, ctx);
   const timings = new Timings();
   const started = performance.now();
-  const source = newSource(request.url, ctx);
+  const source = newSource(request.url, ctx, seedOf(request.head));
   try {
     await timings.time("fetch", () => source.open());
     const result = await pipelines[request.category](request, source, ctx, timings);

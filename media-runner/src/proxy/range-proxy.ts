@@ -5,6 +5,12 @@
  * and the deadline. Ids are unguessable and live only for one job, so the proxy is not an open relay.
  * A source whose origin ignores Range is spooled (read once into a temporary file) so that seeks do not
  * start the download again.
+ *
+ * Paced sources answer an engine's open-ended Range request with a short 206 (64 KiB, doubling while the
+ * engine reads on, up to 1 MiB) and `Connection: close`; the engines run with `-reconnect 1` (engine-args.ts)
+ * and ask again from where the answer ended. Without this the proxy pushed whatever the kernel's socket send
+ * buffer took (it grows to 4 MiB on loopback, and Node cannot cap it), all pulled from the origin, and an
+ * engine that read 100 KB and then seeked left megabytes pulled for nothing.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -24,7 +30,21 @@ export interface ProxyRegistration {
 interface Registered {
   source: RemoteSource;
   spool?: Promise<Spool>;
+  paced: boolean;
+  /** Where a paced answer ended (the engine's next request starts there) -> the size of the next answer. */
+  continuations: Map<number, number>;
 }
+
+export interface RegisterOptions {
+  /** Short answers to open-ended ranges; only for engines started with engineReconnectArgs. */
+  paced?: boolean;
+}
+
+/** First paced answer from an offset, and the most it grows to while the engine reads sequentially. */
+export const pacedFirstBytes = 64 * 1024;
+export const pacedMaxBytes = 1024 * 1024;
+/** Continuations remembered per source (an engine has one or two connections open at a time). */
+const maxContinuations = 16;
 
 /** What the engines read from: the source itself, or its spool when the origin has no Range support. */
 type Reader = Pick<RemoteSource, "read"> & { readonly size: number | undefined };
@@ -69,10 +89,10 @@ export class RangeProxy {
   }
 
   /** Makes source readable at a fresh URL until release() is called. */
-  register(source: RemoteSource): ProxyRegistration {
+  register(source: RemoteSource, options: RegisterOptions = {}): ProxyRegistration {
     if (!this.server) throw new Error("range proxy not started");
     const id = randomBytes(18).toString("base64url");
-    const entry: Registered = { source };
+    const entry: Registered = { source, paced: options.paced === true, continuations: new Map() };
     this.sources.set(id, entry);
     return {
       url: `${this.base}/source/${id}`,
@@ -89,6 +109,20 @@ export class RangeProxy {
     return entry.spool;
   }
 
+  private paceFor(entry: Registered, start: number): number {
+    const next = entry.continuations.get(start);
+    entry.continuations.delete(start);
+    return next ?? pacedFirstBytes;
+  }
+
+  private remember(entry: Registered, offset: number, bytes: number): void {
+    if (entry.continuations.size >= maxContinuations) {
+      const oldest = entry.continuations.keys().next().value;
+      if (oldest !== undefined) entry.continuations.delete(oldest);
+    }
+    entry.continuations.set(offset, bytes);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     for (const route of this.routes) if (await route(req, res)) return;
     const id = /^\/source\/([\w-]+)$/.exec(req.url ?? "")?.[1];
@@ -96,6 +130,8 @@ export class RangeProxy {
     if (!entry) return void res.writeHead(404).end();
     if (req.method !== "GET" && req.method !== "HEAD") return void res.writeHead(405, { allow: "GET, HEAD" }).end();
     const { source } = entry;
+    // An engine reconnecting after the origin failed: fail it now instead of pulling again.
+    if (source.failure) return void res.writeHead(502).end();
     let reader: Reader;
     try {
       reader = await this.reader(entry);
@@ -108,8 +144,15 @@ export class RangeProxy {
       return void res.writeHead(416, size === undefined ? {} : { "content-range": `bytes */${size}` }).end();
     }
     const start = range.kind === "range" ? range.start : 0;
-    const end = range.kind === "range" ? range.end : size === undefined ? Infinity : size - 1;
+    const asked = range.kind === "range" ? range.end : size === undefined ? Infinity : size - 1;
+    const cap = range.kind === "range" && entry.paced && source.rangeSupported ? this.paceFor(entry, start) : Infinity;
+    const end = Math.min(asked, start + cap - 1);
     const headers: Record<string, string> = { "content-type": source.contentType ?? "application/octet-stream" };
+    if (end < asked) {
+      // The engine asks again from end + 1 (-reconnect); it gets a larger answer then.
+      headers.connection = "close";
+      this.remember(entry, end + 1, Math.min(cap * 2, pacedMaxBytes));
+    }
     if (size !== undefined) {
       headers["accept-ranges"] = "bytes";
       headers["content-length"] = String(end - start + 1);

@@ -2,7 +2,7 @@
  * A loopback origin for the runner tests and the bench: serves files from one folder with Range support and
  * injects faults. Counts requests, bytes sent and simultaneous requests, and keeps request headers.
  *
- *   /files/<name>                 file, Range-capable (206 / 416)
+ *   /files/<name>                 file, Range-capable (206 / 416), with ETag and Last-Modified from its stat
  *   /norange/<name>               file, Range ignored (200), no Content-Length (chunked)
  *   /redirect/<n>?to=<url>        302 chain of n hops ending at `to`
  *   /status/<code>                that status, empty body
@@ -105,15 +105,19 @@ const contentTypes: Record<string, string> = {
 
 async function serveFile(file: string, req: IncomingMessage, res: ServerResponse, ranges: boolean): Promise<void> {
   let size: number;
+  let validators: Record<string, string>;
   try {
-    size = (await stat(file)).size;
+    const info = await stat(file);
+    size = info.size;
+    // As nginx makes them: size and modification time.
+    validators = { etag: `"${info.mtimeMs.toString(16).replace(".", "")}-${size.toString(16)}"`, "last-modified": info.mtime.toUTCString() };
   } catch {
     return void res.writeHead(404).end();
   }
   const type = contentTypes[file.split(".").pop() ?? ""] ?? "application/octet-stream";
   const match = ranges ? /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "") : null;
   if (!match) {
-    res.writeHead(200, ranges ? { "content-length": String(size), "accept-ranges": "bytes", "content-type": type } : { "content-type": type });
+    res.writeHead(200, ranges ? { "content-length": String(size), "accept-ranges": "bytes", "content-type": type, ...validators } : { "content-type": type });
     if (req.method === "HEAD") return void res.end();
     return void createReadStream(file).pipe(res);
   }
@@ -126,6 +130,7 @@ async function serveFile(file: string, req: IncomingMessage, res: ServerResponse
     "content-range": `bytes ${start}-${end}/${size}`,
     "accept-ranges": "bytes",
     "content-type": type,
+    ...validators,
   });
   if (req.method === "HEAD") return void res.end();
   createReadStream(file, { start, end }).pipe(res);

@@ -1,0 +1,148 @@
+/**
+ * Each byte crosses the wire once (issue 10, item 2): the bytes the edge already read seed the runner's cache
+ * (the origin is not asked for them again) when the origin's first answer shows the same file, and are
+ * ignored when it does not; and a faststart MP4 read through the paced proxy costs the moov plus the GOP of
+ * the chosen frame, not the file.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile, rename, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { RunnerApp } from "../../media-runner/src/app.ts";
+import { RunnerResponse, type RunnerHead } from "../../shared/schemas/runner.ts";
+import { processRequest, testApp } from "./support/harness.ts";
+import { startOrigin, type Origin } from "./support/origin.ts";
+
+const dir = inject("runnerFixturesDir");
+let origin: Origin;
+let app: RunnerApp;
+
+/** A 720p, 20 s, ~7 MB H.264 MP4 with the moov first and 2 s GOPs (made once, kept with the fixtures). */
+const bigFaststart = "paced-720p-faststart.mp4";
+
+async function makeBigFaststart(): Promise<void> {
+  const out = join(dir, bigFaststart);
+  if (existsSync(out)) return;
+  await promisify(execFile)("ffmpeg", [
+    "-hide_banner", "-loglevel", "error", "-y",
+    "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20",
+    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=20",
+    "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-b:v", "2800k", "-maxrate", "2800k", "-bufsize", "2800k",
+    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-shortest", "-movflags", "+faststart", `${out}.partial.mp4`,
+  ]);
+  await rename(`${out}.partial.mp4`, out);
+}
+
+beforeAll(async () => {
+  await makeBigFaststart();
+  origin = await startOrigin(dir);
+  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
+}, 120_000);
+afterAll(async () => {
+  await app.close();
+  await origin.close();
+});
+
+/** The validators the origin sends for a file (what the edge would have seen). */
+async function validatorsOf(name: string): Promise<{ etag: string; lastModified: string }> {
+  const res = await fetch(`${origin.url}/files/${name}`, { headers: { range: "bytes=0-0" } });
+  await res.arrayBuffer();
+  return { etag: res.headers.get("etag")!, lastModified: res.headers.get("last-modified")! };
+}
+
+async function headOf(name: string, bytes: number, overrides: Partial<RunnerHead> = {}): Promise<RunnerHead> {
+  const file = await readFile(join(dir, name));
+  return { base64: file.subarray(0, bytes).toString("base64"), size: file.length, ...(await validatorsOf(name)), ...overrides };
+}
+
+/** [start, end] of every Range request the origin got, in order. */
+function requestedRanges(): [number, number][] {
+  return origin.stats.headers.map((h) => {
+    const match = /^bytes=(\d+)-(\d*)$/.exec(h.range ?? "");
+    return match ? [Number(match[1]), match[2] === "" ? Infinity : Number(match[2])] : [0, Infinity];
+  });
+}
+
+const video = { category: "video" as const, stages: ["metadata" as const, "thumbnail" as const], durationHint: 4 };
+
+describe("the edge's head handed to the runner", () => {
+  it.each([16 * 1024, 64 * 1024, 100_000])("seeds the cache: the origin is never asked for the first %i bytes", async (bytes) => {
+    const head = await headOf("h264-aac-faststart.mp4", bytes);
+    origin.reset();
+    const res = await processRequest(app, { url: `${origin.url}/files/h264-aac-faststart.mp4`, ...video, head });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.metadata?.video?.width).toBe(640);
+    expect(result.thumbnail?.width).toBe(320);
+    const ranges = requestedRanges();
+    expect(ranges.length).toBeGreaterThan(0);
+    for (const [start] of ranges) expect(start).toBeGreaterThanOrEqual(bytes);
+    // The first request carried the edge's validator.
+    expect(origin.stats.headers[0]?.["if-range"]).toBe(head.etag);
+    expect(result.bytesFetched).toBeLessThanOrEqual(head.size - bytes);
+  });
+
+  it("a whole small file is checked with one 1-byte request and never downloaded again", async () => {
+    const file = await readFile(join(dir, "no-audio.mp4"));
+    const head = await headOf("no-audio.mp4", file.length);
+    origin.reset();
+    const res = await processRequest(app, { url: `${origin.url}/files/no-audio.mp4`, ...video, durationHint: 2, head });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.metadata?.video?.width).toBe(480);
+    expect(result.thumbnail?.width).toBe(320);
+    expect(origin.stats.requests).toBe(1);
+    expect(requestedRanges()).toEqual([[0, 0]]);
+    expect(origin.stats.bytes).toBe(1);
+  });
+
+  it.each([
+    ["ETag", { etag: '"stale-etag"' }],
+    ["Last-Modified", { lastModified: "Mon, 01 Jan 2001 00:00:00 GMT" }],
+    ["size", { size: 1 << 24 }],
+  ] as const)("is ignored when the %s differs from what the origin sends: the file is read from the origin", async (_what, overrides) => {
+    // Bytes that are not the file's: used, they would break the answer.
+    const real = await headOf("h264-aac-faststart.mp4", 64 * 1024, overrides);
+    origin.reset();
+    const head = { ...real, base64: Buffer.alloc(64 * 1024, 0x41).toString("base64") };
+    const res = await processRequest(app, { url: `${origin.url}/files/h264-aac-faststart.mp4`, ...video, head });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.metadata?.video?.width).toBe(640);
+    expect(result.thumbnail?.width).toBe(320);
+    expect(requestedRanges().some(([start]) => start === 0)).toBe(true);
+  });
+
+  it("refuses a head that is not base64 or larger than the file (400, never a crash)", async () => {
+    const url = `${origin.url}/files/h264-aac-faststart.mp4`;
+    for (const head of [
+      { base64: "not base64!", size: 10 },
+      { base64: Buffer.alloc(30).toString("base64"), size: 10 },
+      { base64: Buffer.alloc(30).toString("base64"), size: 100, etag: "bad\nvalue" },
+    ]) {
+      const res = await processRequest(app, { url, ...video, head });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe("INVALID_PAYLOAD");
+    }
+  });
+});
+
+describe("a faststart MP4 with Range", () => {
+  it("metadata and the frame at 10 % pull under 25 % of the file (the moov and one GOP)", async () => {
+    origin.reset();
+    const size = (await stat(join(dir, bigFaststart))).size;
+    const res = await processRequest(app, {
+      url: `${origin.url}/files/${bigFaststart}`, category: "video", stages: ["metadata", "thumbnail", "placeholder", "palette"], durationHint: 20,
+    });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.metadata?.video?.width).toBe(1280);
+    expect(result.thumbnail?.width).toBe(320);
+    // Let connections the engines dropped finish counting.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(origin.stats.bytes).toBeLessThan(0.25 * size);
+    expect(result.bytesFetched).toBe(origin.stats.bytes);
+  });
+});
