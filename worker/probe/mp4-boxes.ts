@@ -15,6 +15,8 @@ export interface Mp4Track {
   fps?: number;
   sampleRate?: number;
   channels?: number;
+  /** The audio entry's sample size (meaningful for lossless and PCM codecs). */
+  bitDepth?: number;
   hdr?: "sdr" | "pq" | "hlg";
   /** An attached cover (QuickTime/3GP `covr` is metadata, not a track; a one-sample JPEG track is one). */
   stillPicture?: boolean;
@@ -206,8 +208,10 @@ function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
 /** AudioSampleEntry (version 0): channel count at 16, sample rate (16.16) at 24. */
 function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
   const channels = u16be(b, entry.start + 16);
+  const sampleSize = u16be(b, entry.start + 18);
   const rate = u16be(b, entry.start + 24);
   if (channels) track.channels = channels;
+  if (sampleSize) track.bitDepth = sampleSize;
   // Opus in MP4 always decodes at 48 kHz whatever the entry says.
   if (track.codec === "opus") track.sampleRate = 48000;
   else if (rate) track.sampleRate = rate;
