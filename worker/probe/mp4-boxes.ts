@@ -31,6 +31,8 @@ export interface Mp4Facts {
 
 /** A moov larger than this is not read at the edge (the runner's ffprobe does it). */
 const maxMoovBytes = 4 * 1024 * 1024;
+/** A file's remaining bytes up to this size are read at once when the walk reaches them (usually a moov at the end). */
+const wholeTailBytes = 256 * 1024;
 /** Top-level boxes walked before giving up (ftyp, free, mdat, moov, ... : real files have a handful). */
 const maxTopLevelBoxes = 64;
 
@@ -54,7 +56,9 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
   let offset = 0;
   let mdatAt: number | undefined;
   for (let i = 0; i < maxTopLevelBoxes && offset + 8 <= size; i++) {
-    const header = await source.read(offset, 16);
+    // The last boxes of a file (a moov written at the end): read all that is left in one request, not its
+    // header first and then the rest.
+    const header = size - offset <= wholeTailBytes ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16);
     let boxSize = u32be(header, 0) ?? 0;
     const type = ascii(header, 4, 4);
     let headerSize = 8;

@@ -61,7 +61,8 @@ const isStartOfFrame = (m: number) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m 
 
 /** SOI, the EXIF start, every ICC_PROFILE piece, Adobe APP14 and the frame header, then EOI. */
 async function jpegHeaderBytes(source: RangeByteSource, guard: () => void): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [Uint8Array.of(0xff, 0xd8)];
+  // SOI, then an empty comment: image-size steps over the first segment unseen, so it must not be the SOF.
+  const parts: Uint8Array[] = [Uint8Array.of(0xff, 0xd8, 0xff, 0xfe, 0x00, 0x02)];
   let iccBytes = 0;
   let o = 2;
   for (let i = 0; i < maxPieces; i++) {
