@@ -176,43 +176,29 @@ export async function mp3DurationByFrames(source: RangeByteSource, head: Uint8Ar
 const oggTailBytes = [8 * 1024, 64 * 1024];
 
 /**
- * An Ogg audio stream's duration from its last page's granule position (samples at `sampleRate`, less the
- * Opus pre-skip), read from the file's end: what ffprobe does, and what music-metadata skips without walking.
+ * An Ogg stream's duration from its last page's granule position (samples at `sampleRate`, less the Opus
+ * pre-skip), read from the file's end: what ffprobe does, without walking the pages between.
  */
-export async function oggDurationFromTail(source: RangeByteSource, head: Uint8Array, sampleRate: number): Promise<number | undefined> {
+export async function oggDurationFromTail(source: RangeByteSource, stream: { serial: number; sampleRate: number; preSkip?: number }): Promise<number | undefined> {
   const size = source.size;
-  if (size === undefined || !isOggPage(head, 0)) return undefined;
-  const serial = u32le(head, 14);
-  const opusHead = indexOf(head, opusHeadMagic, 27, Math.min(head.length, 512));
-  // Opus granules count 48 kHz samples from before the pre-skip (RFC 7845 section 4).
-  const preSkip = opusHead === undefined ? 0 : (head[opusHead + 10] ?? 0) | ((head[opusHead + 11] ?? 0) << 8);
-  const rate = opusHead === undefined ? sampleRate : 48000;
+  if (size === undefined) return undefined;
+  const preSkip = stream.preSkip ?? 0;
   for (const bytes of oggTailBytes) {
     const from = Math.max(0, size - bytes);
     const tail = await source.read(from, size - from);
     for (let o = tail.length - 27; o >= 0; o--) {
-      if (!isOggPage(tail, o) || u32le(tail, o + 14) !== serial) continue;
+      if (!isOggPage(tail, o) || u32le(tail, o + 14) !== stream.serial) continue;
       const low = u32le(tail, o + 6) ?? 0;
       const high = u32le(tail, o + 10) ?? 0;
       if (high === 0xffffffff && low === 0xffffffff) continue; // no packet ends on this page
       const granule = high * 2 ** 32 + low;
-      if (granule > preSkip) return (granule - preSkip) / rate;
+      if (granule > preSkip) return (granule - preSkip) / stream.sampleRate;
     }
     if (from === 0) break;
   }
   return undefined;
 }
 
-const opusHeadMagic = [0x4f, 0x70, 0x75, 0x73, 0x48, 0x65, 0x61, 0x64]; // "OpusHead"
-
 function isOggPage(b: Uint8Array, o: number): boolean {
   return b[o] === 0x4f && b[o + 1] === 0x67 && b[o + 2] === 0x67 && b[o + 3] === 0x53 && b[o + 4] === 0;
-}
-
-function indexOf(b: Uint8Array, needle: readonly number[], from: number, to: number): number | undefined {
-  outer: for (let o = from; o + needle.length <= to; o++) {
-    for (let i = 0; i < needle.length; i++) if (b[o + i] !== needle[i]) continue outer;
-    return o;
-  }
-  return undefined;
 }
