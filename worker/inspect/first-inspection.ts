@@ -84,6 +84,8 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   for (const step of steps) await step(inspection);
   const record = inspection.record!;
   record.timings.total = Math.round(performance.now() - started);
+  // Every step's reads (an image header walk included) are the probe's bytes.
+  record.probe.bytesFetched = source.bytesFetched;
   addTransfer(record, { bytes: source.bytesFetched, requests: 1 + source.extraRequests, redirects: probe.redirects });
   // The bytes held from the start (the head, and any header reads joined to it): the edge stages fetch the rest.
   return { record, ...(record.category === "image" ? { imageHead: source.prefix() } : {}) };
