@@ -91,6 +91,12 @@ export class RangeByteSource {
     return next;
   }
 
+  /** Whether `length` bytes at `offset` are already held (reading them costs no request). */
+  holds(offset: number, length: number): boolean {
+    const end = this.size === undefined ? offset + length : Math.min(offset + length, this.size);
+    return this.fromCache(offset, end) !== undefined;
+  }
+
   /** The bytes held contiguously from offset 0 (the head and any reads joined to it). */
   prefix(): Uint8Array {
     return this.segments.find((s) => s.offset === 0)?.bytes ?? new Uint8Array(0);

@@ -56,9 +56,10 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
   let offset = 0;
   let mdatAt: number | undefined;
   for (let i = 0; i < maxTopLevelBoxes && offset + 8 <= size; i++) {
-    // The last boxes of a file (a moov written at the end): read all that is left in one request, not its
-    // header first and then the rest.
-    const header = size - offset <= wholeTailBytes ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16);
+    // The last boxes of a file (a moov written at the end), when their header is not held yet: read all that
+    // is left in one request, not the header first and then the rest.
+    const wholeTail = !source.holds(offset, 16) && size - offset <= wholeTailBytes;
+    const header = wholeTail ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16);
     let boxSize = u32be(header, 0) ?? 0;
     const type = ascii(header, 4, 4);
     let headerSize = 8;
