@@ -97,6 +97,14 @@ export class RangeByteSource {
     return this.fromCache(offset, end) !== undefined;
   }
 
+  /** How many of the `length` bytes at `offset` are not held yet (what reading them would fetch, at least). */
+  missingBytes(offset: number, length: number): number {
+    const end = this.size === undefined ? offset + length : Math.min(offset + length, this.size);
+    let held = 0;
+    for (const s of this.segments) held += Math.max(0, Math.min(end, s.offset + s.bytes.byteLength) - Math.max(offset, s.offset));
+    return Math.max(0, end - offset - held);
+  }
+
   /** The bytes held contiguously from offset 0 (the head and any reads joined to it). */
   prefix(): Uint8Array {
     return this.segments.find((s) => s.offset === 0)?.bytes ?? new Uint8Array(0);

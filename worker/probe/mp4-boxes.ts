@@ -32,10 +32,10 @@ export interface Mp4Facts {
 /** A moov larger than this is not read at the edge (the runner's ffprobe does it). */
 const maxMoovBytes = 4 * 1024 * 1024;
 /**
- * A file's remaining bytes up to this size are read at once when the walk reaches them (a small moov at the end):
- * one request, where walking its boxes would cost several for hardly fewer bytes.
+ * A moov (or a file's tail) with at most this many bytes not yet held is read in one request: walking its boxes
+ * would cost a round trip per skipped sample table for a few KiB saved. Larger ones are walked sparsely.
  */
-const wholeTailBytes = 16 * 1024;
+const wholeReadBytes = 32 * 1024;
 /** Boxes whose children are walked, and the leaves parseMoov reads; every other box (sample tables) is skipped. */
 const containerBoxes = new Set(["trak", "mdia", "minf", "stbl"]);
 const leafBoxes = new Set(["mvhd", "tkhd", "mdhd", "hdlr", "stsd", "stts"]);
@@ -114,7 +114,7 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
   for (let i = 0; i < maxTopLevelBoxes && offset + 8 <= size; i++) {
     // The last boxes of a file (a moov written at the end), when their header is not held yet: read all that
     // is left in one request, not the header first and then the rest.
-    const wholeTail = !source.holds(offset, 16) && size - offset <= wholeTailBytes;
+    const wholeTail = !source.holds(offset, 16) && size - offset <= wholeReadBytes;
     const header = wholeTail ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16);
     let boxSize = u32be(header, 0) ?? 0;
     const type = ascii(header, 4, 4);
@@ -129,8 +129,8 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
     if (type === "moov") {
       if (boxSize > maxMoovBytes) return undefined;
       const end = Math.min(offset + boxSize, size); // a truncated file may end inside its moov: parse what is there
-      // A moov already held is parsed as it is; otherwise only the boxes the parser reads are fetched.
-      const body = source.holds(offset, end - offset)
+      // A moov held or nearly held is read whole; otherwise only the boxes the parser reads are fetched.
+      const body = source.missingBytes(offset, end - offset) <= wholeReadBytes
         ? (await source.read(offset, end - offset)).subarray(headerSize)
         : await sparseMoov(source, offset, headerSize, end);
       const facts = parseMoov(body);
