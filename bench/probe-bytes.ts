@@ -15,6 +15,7 @@ import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
 import { freePort } from "../test/support/start-service.ts";
 import { startWorker, stopWorker } from "./support/wrangler-dev.ts";
 import { ensureMediaFixtures, mediaFixtures } from "../test/support/media-fixtures.ts";
+import { ensureHeadFixtures, headFixtureFiles } from "../test/support/head-fixtures.ts";
 
 const root = join(import.meta.dirname, "..");
 /** Lets an origin that ignores Range notice the Worker's cancel before its byte count is read. */
@@ -31,6 +32,8 @@ interface Row {
 
 async function main() {
   const mediaDir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
+  // Files whose facts lie past the 16 KiB head (a big EXIF, a late moov or Tracks, cover art, an Ogg's last page).
+  ensureHeadFixtures(mediaDir, join(root, "test", "fixtures", "images"));
   const origin = await startLoopbackOrigin([mediaDir]);
   const port = Number(process.env.BENCH_PORT) || (await freePort());
   const persistDir = mkdtempSync(join(tmpdir(), "probe-bytes-"));
@@ -38,7 +41,7 @@ async function main() {
   try {
     worker = await startWorker(port, { SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` }, persistDir);
     const results: Record<"ranged" | "plain", Row[]> = { ranged: [], plain: [] };
-    for (const file of Object.keys(mediaFixtures)) {
+    for (const file of [...Object.keys(mediaFixtures), ...headFixtureFiles]) {
       for (const mode of ["ranged", "plain"] as const) {
         const nonce = crypto.randomUUID().slice(0, 8);
         const url = `${origin.url}/media/${file}?n=${nonce}${mode === "plain" ? "&norange=1" : ""}`;

@@ -42,8 +42,21 @@ export const ConfigSchema = z.object({
   MAX_SOURCE_BYTES: int(MAX_SOURCE_BYTES),
   /** Redirect hops followed (each re-checked). Default 5. */
   MAX_REDIRECTS: int(5),
-  /** Bytes requested by the first Range probe. Default 64 KiB: enough for file-type and most headers. */
-  PROBE_HEAD_BYTES: int(64 * 1024),
+  /**
+   * Bytes requested by the first Range probe. Default 16 KiB: it fits a TCP initial congestion window (10
+   * segments), so the first answer costs one round trip; readers that need more ask for exactly that.
+   */
+  PROBE_HEAD_BYTES: int(16 * 1024),
+  /**
+   * Bytes kept from an origin that ignores Range and streams the whole file (a 200): those bytes arrive anyway,
+   * and nothing past them can be asked for. Default 64 KiB.
+   */
+  PROBE_STREAM_HEAD_BYTES: int(64 * 1024),
+  /**
+   * Smallest follow-up Range read after the head (a parser's targeted read): a parser's next few small reads
+   * usually land in it. Default 4 KiB.
+   */
+  PROBE_READ_MIN_BYTES: int(4 * 1024),
   /** Largest `moov` box fetched from the tail of an MP4 to read it at the edge. Default 8 MiB. */
   MAX_TAIL_BYTES: int(8 * 1024 * 1024),
   /** How long a complete record is served from cache. Default 24 h. */

@@ -4,7 +4,7 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inspect, media, origin, originStats } from "./helpers.ts";
 
-const probeHeadBytes = 64 * 1024;
+const probeHeadBytes = 16 * 1024;
 const concurrentCallers = 50;
 
 async function requestsFor(url: string) {

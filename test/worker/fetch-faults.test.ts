@@ -107,7 +107,7 @@ describe("size cap (50 MiB)", () => {
     expectError(result, 413, "PAYLOAD_TOO_LARGE");
     const requests = await requestsWith(n);
     expect(requests).toHaveLength(1);
-    expect(requests[0]!.range).toBe("bytes=0-65535");
+    expect(requests[0]!.range).toBe("bytes=0-16383");
     expect(requests[0]!.bytes).toBeLessThanOrEqual(65536);
   });
 

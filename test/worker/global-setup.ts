@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startFakeDoh } from "../support/fake-doh.ts";
 import { ensureMediaFixtures, factFixtures } from "../support/media-fixtures.ts";
+import { ensureHeadFixtures, headFixtureFiles } from "../support/head-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../support/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../support/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
@@ -34,7 +35,8 @@ export default async function setup(project: TestProject) {
   // wrangler's [build] step does not run under vitest: copy the offline Swagger UI assets here.
   execFileSync(process.execPath, [join(root, "..", "scripts", "copy-docs-assets.mjs")]);
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
-  const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg"];
+  ensureHeadFixtures(mediaDir, join(root, "fixtures", "images"));
+  const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
   project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file) => [file,
     ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));
   const trap = await startConnectionTrap("127.0.0.1");

@@ -1,13 +1,14 @@
 import { parseFromTokenizer, type IFormat } from "music-metadata";
 import { formatBitrate, formatDuration } from "../../shared/format/index.ts";
 import type { AudioMetadata, VideoMetadata } from "../../shared/schemas/data.ts";
-import { readAsfStreams } from "../probe/asf-streams.ts";
+import { readAsfHeader } from "../probe/asf-streams.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import type { TrackEvidence } from "../probe/evidence.ts";
 import { readMp4, type Mp4Facts } from "../probe/mp4-boxes.ts";
-import { readMatroskaHead, type MatroskaFacts } from "../probe/matroska-tracks.ts";
+import { readOggHeaders, type OggStream } from "../probe/ogg-headers.ts";
+import { readMatroska, type MatroskaFacts } from "../probe/matroska-tracks.ts";
 import { RangeTokenizer } from "../probe/range-tokenizer.ts";
-import { matroskaDurationFromTail, mp3DurationByFrames } from "../probe/tail-duration.ts";
+import { matroskaDurationFromTail, mp3DurationByFrames, oggDurationFromTail } from "../probe/tail-duration.ts";
 import type { z } from "zod";
 
 export interface EdgeMediaFacts {
@@ -21,46 +22,54 @@ export interface EdgeMediaFacts {
 
 const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
 const isMatroska = (mime: string) => /^(video|audio)\/(webm|matroska|x-matroska)$/.test(mime);
+const isOgg = (mime: string) => /^(audio|video|application)\/ogg\b/.test(mime);
 
 /**
  * Reads container facts through Range requests: our readers where music-metadata leaves facts out or reads too
- * much (MP4/MOV boxes: track headers, display matrix, sample entries; Matroska Info/Tracks from the head; the
- * ASF header's stream list), music-metadata for the other audio containers and Ogg, tail reads for durations
- * the header does not state.
+ * much (MP4/MOV boxes: track headers, display matrix, sample entries; Matroska Info/Tracks by element walking;
+ * the ASF header's stream list), music-metadata for the other audio containers and Ogg, tail reads for
+ * durations the header does not state. Every reader asks the byte source for what it needs beyond the head.
  * Returns what it could read; the media runner does the rest.
  */
 export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, head: Uint8Array): Promise<EdgeMediaFacts | undefined> {
   if (source.size === undefined) return undefined;
   const size = source.size;
   const mp4 = isMp4(mime) ? await readMp4(source).catch(() => undefined) : undefined;
-  // Matroska's Info and Tracks sit in the head; music-metadata would walk every cluster of a live recording.
-  const mkv = isMatroska(mime) ? readMatroskaHead(head) : undefined;
-  const format = mkv ? undefined : await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
+  // Matroska's Info and Tracks, by element walking; music-metadata would walk every cluster of a live recording.
+  const mkv = isMatroska(mime) ? await readMatroska(source).catch(() => undefined) : undefined;
+  // Ogg's identification headers sit on its first pages (music-metadata reads 13 pages for them).
+  const ogg = isOgg(mime) ? await readOggHeaders(source).catch(() => undefined) : undefined;
+  const oggAudio = ogg?.find((s) => s.kind === "audio" && s.codec && s.sampleRate);
+  // A parsed moov, Tracks list or Ogg header already says everything; music-metadata would only read past it again.
+  const format = mkv || mp4?.tracks.length || oggAudio ? undefined : await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
     .then((m) => m.format)
     .catch(() => undefined);
-  const asf = /ms-asf/.test(mime) ? readAsfStreams(head) : undefined;
-  if (!format && !mp4 && !mkv && !asf) return undefined;
+  const asf = /ms-asf/.test(mime) ? await readAsfHeader(source).catch(() => undefined) : undefined;
+  if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
 
   const facts: EdgeMediaFacts = {};
-  facts.tracks = trackEvidence(mime, format, mp4, mkv, asf);
+  facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio ? ogg : undefined);
   let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
   if (duration === undefined && mkv) {
-    duration = await matroskaDurationFromTail(source, head, mkv.timecodeScale).catch(() => undefined);
+    duration = await matroskaDurationFromTail(source, mkv.timecodeScale).catch(() => undefined);
     if (duration !== undefined) facts.durationSource = "matroska-tail";
+  }
+  if (duration === undefined && oggAudio && !ogg?.some((s) => s.kind === "video")) {
+    duration = await oggDurationFromTail(source, { serial: oggAudio.serial, sampleRate: oggAudio.sampleRate!, preSkip: oggAudio.preSkip }).catch(() => undefined);
   }
   if (duration === undefined && mime === "audio/mpeg") {
     duration = await mp3DurationByFrames(source, head).catch(() => undefined);
     if (duration !== undefined) facts.durationSource = "mp3-frames";
   }
 
-  const box = mp4?.tracks.find((t) => t.kind === "audio") ?? mkv?.tracks.find((t) => t.kind === "audio");
+  const box = mp4?.tracks.find((t) => t.kind === "audio") ?? mkv?.tracks.find((t) => t.kind === "audio") ?? oggAudio;
   const mmAudio = format?.trackInfo.find((t) => t.type === 2 || t.audio);
   const codecName = box?.codec ?? (format?.codec ? ffprobeCodecName(format.codec, format.bitsPerSample) : undefined);
   // Opus decodes at 48 kHz always; the header's "input sample rate" is only what the encoder was fed.
   const sampleRate = codecName === "opus" ? 48000
     : (box?.sampleRate ?? mmAudio?.audio?.samplingFrequency ?? format?.sampleRate ?? asf?.sampleRate);
   const channels = box?.channels ?? mmAudio?.audio?.channels ?? format?.numberOfChannels ?? asf?.channels;
-  const bits = (mkv?.tracks.find((t) => t.kind === "audio")?.bitDepth) ?? mmAudio?.audio?.bitDepth ?? format?.bitsPerSample ?? asf?.bitsPerSample;
+  const bits = (mkv?.tracks.find((t) => t.kind === "audio")?.bitDepth) ?? box?.bitDepth ?? mmAudio?.audio?.bitDepth ?? format?.bitsPerSample ?? asf?.bitsPerSample;
 
   const video = mp4?.tracks.find((t) => t.kind === "video" && !t.stillPicture);
   const mkvVideo = mkv?.tracks.find((t) => t.kind === "video");
@@ -98,7 +107,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
 
 /** Audio and video track counts from the container's own list; cover art is never a video track. */
 function trackEvidence(mime: string, format: IFormat | undefined, mp4: Mp4Facts | undefined, mkv: MatroskaFacts | undefined,
-  asf: ReturnType<typeof readAsfStreams>): TrackEvidence | undefined {
+  asf: Awaited<ReturnType<typeof readAsfHeader>>, ogg: OggStream[] | undefined): TrackEvidence | undefined {
   if (mp4) {
     return {
       video: mp4.tracks.filter((t) => t.kind === "video" && !t.stillPicture).length,
@@ -108,6 +117,7 @@ function trackEvidence(mime: string, format: IFormat | undefined, mp4: Mp4Facts 
   }
   if (mkv) return { video: mkv.tracks.filter((t) => t.kind === "video").length, audio: mkv.tracks.filter((t) => t.kind === "audio").length, source: "matroska-tracks" };
   if (asf) return { video: asf.video, audio: asf.audio, source: "asf-header" };
+  if (ogg) return { video: ogg.filter((s) => s.kind === "video").length, audio: ogg.filter((s) => s.kind === "audio").length, source: "ogg-headers" };
   if (!format) return undefined;
   const listed = format.trackInfo.filter((t) => t.type === 1 || t.type === 2);
   if (listed.length > 0) {

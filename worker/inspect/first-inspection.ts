@@ -10,7 +10,7 @@ import { probeUrl } from "../probe/probe.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
 import { decideCategory, hasTrackList } from "../probe/evidence.ts";
-import { imageMetadataOf, readImageHeader } from "../enrich/image/index.ts";
+import { imageMetadataOf, readImageHeaderFrom } from "../enrich/image/index.ts";
 import { readEdgeMediaFacts, type EdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -32,9 +32,9 @@ export interface FirstInspectionInput {
  */
 export interface FirstInspection {
   record: ResourceRecord;
-  /** The probe's first bytes of an image: the edge stages fetch only the rest (or nothing, if this is all). */
+  /** An image's bytes read from its start (the probe's head and what followed it): the edge stages fetch only the rest. */
   imageHead?: Uint8Array;
-  /** The probe's first bytes, whatever the category: handed to the media runner with a direct call. */
+  /** The bytes read from the file's start, whatever the category: handed to the media runner with a direct call. */
   head?: Uint8Array;
 }
 
@@ -86,8 +86,13 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   for (const step of steps) await step(inspection);
   const record = inspection.record!;
   record.timings.total = Math.round(performance.now() - started);
+  // Every step's reads (an image header walk included) are the probe's bytes.
+  record.probe.bytesFetched = source.bytesFetched;
   addTransfer(record, { bytes: source.bytesFetched, requests: 1 + source.extraRequests, redirects: probe.redirects });
-  return { record, head, ...(record.category === "image" ? { imageHead: head } : {}) };
+  // The bytes held from the start (the head, and any header reads joined to it): the edge stages and the runner
+  // fetch only the rest.
+  const prefix = source.prefix();
+  return { record, head: prefix, ...(record.category === "image" ? { imageHead: prefix } : {}) };
 }
 
 /** Provider pages are described by URL parsing and oEmbed; their HTML is never downloaded. */
@@ -187,9 +192,9 @@ function finishCoreStages(i: Inspection): void {
  * and video facts from the container (a video's only when it has duration and size, so `fast` has them).
  * The registry's inline-capable stages take what fills them; the rest wait for the edge or the runner.
  */
-function finishInlineMetadata(i: Inspection): void {
+async function finishInlineMetadata(i: Inspection): Promise<void> {
   const record = i.record!;
-  const image = record.category === "image" ? imageMetadataOf(readImageHeader(i.head)) : undefined;
+  const image = record.category === "image" ? imageMetadataOf(await readImageHeaderFrom(i.source, i.head)) : undefined;
   const video = i.facts?.video?.duration && i.facts.video.width ? i.facts.video : undefined;
   const metadata: NonNullable<EngineOutput["metadata"]> = {
     ...(image ? { image } : {}),

@@ -1,4 +1,5 @@
 import { u16be } from "../enrich/image/header/bytes.ts";
+import type { RangeByteSource } from "./byte-source.ts";
 
 /** Stream counts and the first audio stream's WAVEFORMATEX, from an ASF header object (ASF spec 3.3, 9.1). */
 export interface AsfStreams {
@@ -57,4 +58,16 @@ export function readAsfStreams(head: Uint8Array): AsfStreams | undefined {
     o += size;
   }
   return out.audio + out.video > 0 ? out : undefined;
+}
+
+/** A header object larger than this (cover art, long metadata) is not read at the edge. */
+const maxAsfHeaderBytes = 1024 * 1024;
+
+/** Reads the whole header object through the byte source (its size is in its own first 24 bytes), then its streams. */
+export async function readAsfHeader(source: RangeByteSource): Promise<AsfStreams | undefined> {
+  const start = await source.read(0, 24);
+  if (!equals(start, 0, headerObject)) return undefined;
+  const size = (u32le(start, 16) ?? 0) + (u32le(start, 20) ?? 0) * 2 ** 32;
+  if (size < 30 || size > maxAsfHeaderBytes) return undefined;
+  return readAsfStreams(await source.read(0, size));
 }

@@ -21,46 +21,103 @@ export class RangeByteSource {
     private readonly policy: FetchPolicy,
     /** Hard limit on extra bytes this source may pull beyond the head. */
     private readonly maxExtraBytes: number,
-    private readonly minChunkBytes = 64 * 1024,
+    /** Smallest follow-up read: a parser's next few header reads usually land in it, so they cost no request. */
+    private readonly minChunkBytes = 4 * 1024,
   ) {}
 
   addSegment(offset: number, bytes: Uint8Array, counted = true): void {
     // The first segment is the probe's head: the extra-bytes budget is counted beyond it.
     this.headSize ??= offset === 0 ? bytes.byteLength : 0;
     if (counted) this.bytesFetched += bytes.byteLength;
-    // Joined to a segment it touches, so a read across the two (head, then the rest) is served from memory.
-    const before = this.segments.find((s) => s.offset + s.bytes.byteLength === offset);
-    if (before) {
-      const joined = new Uint8Array(before.bytes.byteLength + bytes.byteLength);
-      joined.set(before.bytes, 0);
-      joined.set(bytes, before.bytes.byteLength);
-      before.bytes = joined;
-      return;
+    // Segments that touch or overlap are joined, so a read across them (head, then the rest) is served from memory.
+    const all = [...this.segments, { offset, bytes }].sort((x, y) => x.offset - y.offset);
+    const merged: typeof all = [];
+    for (const s of all) {
+      const last = merged.at(-1);
+      const lastEnd = last ? last.offset + last.bytes.byteLength : -1;
+      if (!last || s.offset > lastEnd) {
+        merged.push({ ...s });
+        continue;
+      }
+      const end = s.offset + s.bytes.byteLength;
+      if (end <= lastEnd) continue;
+      const joined = new Uint8Array(end - last.offset);
+      joined.set(last.bytes, 0);
+      joined.set(s.bytes.subarray(lastEnd - s.offset), lastEnd - last.offset);
+      last.bytes = joined;
     }
-    this.segments.push({ offset, bytes });
+    this.segments.splice(0, this.segments.length, ...merged);
   }
 
   /** Reads up to `length` bytes at `offset`; fewer only at end of file. */
   async read(offset: number, length: number): Promise<Uint8Array> {
     const end = this.size === undefined ? offset + length : Math.min(offset + length, this.size);
     if (end <= offset) return new Uint8Array(0);
-    const cached = this.fromCache(offset, end);
-    if (cached) return cached;
-    if (!this.streamable) throw errors.badGateway("The origin does not support Range requests.");
-    const want = Math.max(end - offset, this.minChunkBytes);
-    const fetchEnd = this.size === undefined ? offset + want : Math.min(offset + want, this.size);
-    if (this.bytesFetched + (fetchEnd - offset) > this.maxExtraBytes + this.headBytes()) {
+    // Each pass fetches the first gap in the range; bytes already held (the head, earlier reads) are not
+    // asked for again. Segments are merged, so a range has few gaps: usually one pass, at most one per gap.
+    for (;;) {
+      const cached = this.fromCache(offset, end);
+      if (cached) return cached;
+      if (!this.streamable) throw errors.badGateway("The origin does not support Range requests.");
+      const from = this.cachedEnd(offset) ?? offset;
+      // At least minChunkBytes (a parser's next small reads land in it), never into bytes already held.
+      const limit = Math.min(this.nextHeldAfter(from), this.size ?? Infinity);
+      const fetchEnd = Math.min(Math.max(end, from + this.minChunkBytes), limit);
+      const got = await this.fetchRange(from, fetchEnd);
+      // A short answer (the file ended early) leaves what there is.
+      if (got < fetchEnd - from) return this.fromCache(offset, from + got) ?? new Uint8Array(0);
+    }
+  }
+
+  private async fetchRange(from: number, to: number): Promise<number> {
+    if (this.bytesFetched + (to - from) > this.maxExtraBytes + this.headBytes()) {
       throw errors.badGateway("Reading this file's metadata would need too many bytes.");
     }
     this.extraRequests += 1;
-    const { response } = await safeFetch(this.url, { headers: { range: `bytes=${offset}-${fetchEnd - 1}` } }, this.policy);
+    const { response } = await safeFetch(this.url, { headers: { range: `bytes=${from}-${to - 1}` } }, this.policy);
     if (response.status !== 206) {
       await response.body?.cancel();
       throw errors.badGateway(`The origin answered ${response.status} to a Range request.`);
     }
-    const bytes = await readHead(response, fetchEnd - offset, this.policy.deadline);
-    this.addSegment(offset, bytes);
-    return bytes.subarray(0, end - offset);
+    const bytes = await readHead(response, to - from, this.policy.deadline);
+    this.addSegment(from, bytes);
+    return bytes.byteLength;
+  }
+
+  /** Start of the first held segment after `from` (a fetch stops there), or Infinity. */
+  private nextHeldAfter(from: number): number {
+    let next = Infinity;
+    for (const s of this.segments) if (s.offset > from && s.offset < next) next = s.offset;
+    return next;
+  }
+
+  /** Whether `length` bytes at `offset` are already held (reading them costs no request). */
+  holds(offset: number, length: number): boolean {
+    const end = this.size === undefined ? offset + length : Math.min(offset + length, this.size);
+    return this.fromCache(offset, end) !== undefined;
+  }
+
+  /** How many of the `length` bytes at `offset` are not held yet (what reading them would fetch, at least). */
+  missingBytes(offset: number, length: number): number {
+    const end = this.size === undefined ? offset + length : Math.min(offset + length, this.size);
+    let held = 0;
+    for (const s of this.segments) held += Math.max(0, Math.min(end, s.offset + s.bytes.byteLength) - Math.max(offset, s.offset));
+    return Math.max(0, end - offset - held);
+  }
+
+  /** The bytes held contiguously from offset 0 (the head and any reads joined to it). */
+  prefix(): Uint8Array {
+    return this.segments.find((s) => s.offset === 0)?.bytes ?? new Uint8Array(0);
+  }
+
+  /** End of the held segment that contains `offset`, if any (segments are merged, so at most one). */
+  private cachedEnd(offset: number): number | undefined {
+    let best: number | undefined;
+    for (const s of this.segments) {
+      const end = s.offset + s.bytes.byteLength;
+      if (s.offset <= offset && end > offset && (best === undefined || end > best)) best = end;
+    }
+    return best;
   }
 
   private headBytes(): number {

@@ -1,3 +1,4 @@
+import type { RangeByteSource } from "./byte-source.ts";
 import { uint, vint } from "./tail-duration.ts";
 
 /** One TrackEntry of a Matroska/WebM file, as its Tracks element declares it. */
@@ -28,39 +29,67 @@ const codecs: Readonly<Record<string, string>> = {
 };
 
 const ids = {
-  segment: [0x18, 0x53, 0x80, 0x67], info: 0x1549a966, tracks: 0x1654ae6b, timecodeScale: 0x2ad7b1, duration: 0x4489,
+  ebml: 0x1a45dfa3, segmentId: 0x18538067, info: 0x1549a966, tracks: 0x1654ae6b, timecodeScale: 0x2ad7b1, duration: 0x4489,
   trackEntry: 0xae, trackType: 0x83, codecId: 0x86, defaultDuration: 0x23e383, video: 0xe0, audio: 0xe1,
   pixelWidth: 0xb0, pixelHeight: 0xba, displayWidth: 0x54b0, displayHeight: 0x54ba, displayUnit: 0x54b2,
   samplingFrequency: 0xb5, outputSamplingFrequency: 0x78b5, channels: 0x9f, bitDepth: 0x6264, cluster: 0x1f43b675,
 } as const;
 
+/** Element header bytes read at once: an ID (at most 4 bytes) and a size (at most 8). */
+const elementHeaderBytes = 12;
+/** Info or Tracks larger than this are not read at the edge (real ones are a few hundred bytes to a few KiB). */
+const maxHeaderElementBytes = 1024 * 1024;
+/** Top-level Segment children walked before giving up (SeekHead, Void, Info, Tags, Attachments, Tracks...). */
+const maxSegmentChildren = 256;
+
 /**
- * Reads the Segment's Info and Tracks from the head (muxers put them before the first Cluster). Undefined when
- * the head holds no Tracks. Linear in the head's size; unknown-size elements (live streams) are descended into.
+ * Reads the Segment's Info and Tracks by walking the EBML elements through the byte source: each top-level
+ * element's header is read, Info and Tracks are read whole, anything else (attachments, tags, chapters) is
+ * skipped by its size without being fetched. Undefined when no Tracks precede the first Cluster.
  */
-export function readMatroskaHead(head: Uint8Array): MatroskaFacts | undefined {
-  const segment = find(head, ids.segment);
-  if (segment === undefined) return undefined;
-  const size = vint(head, segment + 4);
-  if (!size) return undefined;
+export async function readMatroska(source: RangeByteSource): Promise<MatroskaFacts | undefined> {
+  const header = await elementAt(source, 0);
+  if (header?.id !== ids.ebml || header.unknown) return undefined;
+  const segment = await elementAt(source, header.end);
+  if (segment?.id !== ids.segmentId) return undefined;
+  const segmentEnd = segment.unknown || source.size === undefined ? source.size ?? Infinity : Math.min(segment.end, source.size);
   const facts: MatroskaFacts = { timecodeScale: 1_000_000, tracks: [] };
   let rawDuration: number | undefined;
   let sawTracks = false;
-  for (const el of children(head, segment + 4 + size.length, head.length)) {
-    if (el.id === ids.cluster) break;
-    if (el.id === ids.info) {
-      for (const f of children(head, el.start, el.end)) {
-        if (f.id === ids.timecodeScale) facts.timecodeScale = uint(head, f.start, f.end - f.start) || 1_000_000;
-        if (f.id === ids.duration) rawDuration = float(head, f.start, f.end - f.start);
+  let sawInfo = false;
+  let o = segment.start;
+  for (let i = 0; i < maxSegmentChildren && o < segmentEnd && !(sawTracks && sawInfo); i++) {
+    const el = await elementAt(source, o);
+    if (!el || el.id === ids.cluster) break;
+    if (el.id === ids.info || el.id === ids.tracks) {
+      if (el.unknown || el.end - el.start > maxHeaderElementBytes) break;
+      const body = await source.read(el.start, el.end - el.start);
+      if (el.id === ids.info) {
+        sawInfo = true;
+        for (const f of children(body, 0, body.length)) {
+          if (f.id === ids.timecodeScale) facts.timecodeScale = uint(body, f.start, f.end - f.start) || 1_000_000;
+          if (f.id === ids.duration) rawDuration = float(body, f.start, f.end - f.start);
+        }
+      } else {
+        sawTracks = true;
+        for (const entry of children(body, 0, body.length)) if (entry.id === ids.trackEntry) facts.tracks.push(trackOf(body, entry));
       }
     }
-    if (el.id === ids.tracks) {
-      sawTracks = true;
-      for (const entry of children(head, el.start, el.end)) if (entry.id === ids.trackEntry) facts.tracks.push(trackOf(head, entry));
-    }
+    if (el.unknown) break; // an unknown-size element other than a Cluster: nothing after it can be located
+    o = el.end;
   }
   if (rawDuration && rawDuration > 0) facts.durationSeconds = (rawDuration * facts.timecodeScale) / 1e9;
   return sawTracks ? facts : undefined;
+}
+
+/** The element whose header is at `offset`: ID, data start and end (absolute), or undefined past the end. */
+async function elementAt(source: RangeByteSource, offset: number): Promise<(Element & { unknown: boolean }) | undefined> {
+  const b = await source.read(offset, elementHeaderBytes);
+  const id = vint(b, 0, true);
+  const size = id && vint(b, id.length);
+  if (!id || !size) return undefined;
+  const start = offset + id.length + size.length;
+  return { id: id.value, start, end: size.unknown ? Infinity : start + size.value, unknown: size.unknown };
 }
 
 function trackOf(b: Uint8Array, entry: Element): MatroskaTrack {
@@ -107,14 +136,6 @@ function trackOf(b: Uint8Array, entry: Element): MatroskaTrack {
 }
 
 interface Element { id: number; start: number; end: number }
-
-function find(b: Uint8Array, id: readonly number[]): number | undefined {
-  outer: for (let o = 0; o + id.length <= b.length; o++) {
-    for (let i = 0; i < id.length; i++) if (b[o + i] !== id[i]) continue outer;
-    return o;
-  }
-  return undefined;
-}
 
 /** Child elements; an unknown size (live streams) extends to the parent's end. Stops at the first bad header. */
 function* children(b: Uint8Array, start: number, end: number): Generator<Element> {

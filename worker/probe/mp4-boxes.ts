@@ -1,4 +1,4 @@
-import { ascii, u16be, u32be } from "../enrich/image/header/bytes.ts";
+import { ascii, concatBytes, u16be, u32be } from "../enrich/image/header/bytes.ts";
 import type { RangeByteSource } from "./byte-source.ts";
 
 /** One track of an MP4/MOV `moov`, as its boxes declare it (ISO/IEC 14496-12). */
@@ -15,6 +15,8 @@ export interface Mp4Track {
   fps?: number;
   sampleRate?: number;
   channels?: number;
+  /** The audio entry's sample size (meaningful for lossless and PCM codecs). */
+  bitDepth?: number;
   hdr?: "sdr" | "pq" | "hlg";
   /** An attached cover (QuickTime/3GP `covr` is metadata, not a track; a one-sample JPEG track is one). */
   stillPicture?: boolean;
@@ -29,6 +31,64 @@ export interface Mp4Facts {
 
 /** A moov larger than this is not read at the edge (the runner's ffprobe does it). */
 const maxMoovBytes = 4 * 1024 * 1024;
+/**
+ * A moov (or a file's tail) with at most this many bytes not yet held is read in one request: walking its boxes
+ * would cost a round trip per skipped sample table for a few KiB saved. Larger ones are walked sparsely.
+ */
+const wholeReadBytes = 32 * 1024;
+/** Boxes whose children are walked, and the leaves parseMoov reads; every other box (sample tables) is skipped. */
+const containerBoxes = new Set(["trak", "mdia", "minf", "stbl"]);
+const leafBoxes = new Set(["mvhd", "tkhd", "mdhd", "hdlr", "stsd", "stts"]);
+/** Nesting walked below moov (trak > mdia > minf > stbl); boxes and requests one walk may take. */
+const maxSparseDepth = 4;
+const maxSparseBoxes = 1024;
+const maxSparseRequests = 24;
+
+interface SparseWalk { boxes: number; requestsBefore: number }
+
+/** The moov's body through a sparse walk; a moov whose walk would take too many boxes or requests is read whole. */
+async function sparseMoov(source: RangeByteSource, offset: number, headerSize: number, end: number): Promise<Uint8Array> {
+  const walk: SparseWalk = { boxes: 0, requestsBefore: source.extraRequests };
+  const body = await sparseBoxes(source, offset + headerSize, end, 0, walk).catch(() => undefined);
+  return body ?? (await source.read(offset, end - offset)).subarray(headerSize);
+}
+
+/**
+ * The moov's body with only what parseMoov reads: containers walked child by child through the byte source,
+ * the leaves it parses (mvhd, tkhd, mdhd, hdlr, stsd, stts) read whole, the sample tables (stsz, stco, ctts, stsc,
+ * often most of a moov) skipped without being fetched. Returned re-packed as boxes of the same nesting, with
+ * 32-bit sizes, so parseMoov reads it as it reads a whole moov.
+ */
+async function sparseBoxes(source: RangeByteSource, start: number, end: number, depth: number, walk: SparseWalk): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let o = start;
+  while (o + 8 <= end) {
+    if (++walk.boxes > maxSparseBoxes || source.extraRequests - walk.requestsBefore > maxSparseRequests) {
+      throw new Error("moov walk: too many boxes or requests");
+    }
+    const h = await source.read(o, 16);
+    let boxSize = u32be(h, 0) ?? 0;
+    const type = ascii(h, 4, 4);
+    let headerSize = 8;
+    if (boxSize === 1) {
+      boxSize = (u32be(h, 8) ?? 0) * 2 ** 32 + (u32be(h, 12) ?? 0);
+      headerSize = 16;
+    } else if (boxSize === 0) boxSize = end - o;
+    if (boxSize < headerSize) break;
+    const boxEnd = Math.min(o + boxSize, end);
+    let body: Uint8Array | undefined;
+    if (containerBoxes.has(type) && depth < maxSparseDepth) body = await sparseBoxes(source, o + headerSize, boxEnd, depth + 1, walk);
+    else if (leafBoxes.has(type)) body = await source.read(o + headerSize, boxEnd - (o + headerSize));
+    if (body) {
+      const header = new Uint8Array(8);
+      new DataView(header.buffer).setUint32(0, 8 + body.length);
+      for (let c = 0; c < 4; c++) header[4 + c] = type.charCodeAt(c);
+      parts.push(header, body);
+    }
+    o += boxSize;
+  }
+  return concatBytes(parts);
+}
 /** Top-level boxes walked before giving up (ftyp, free, mdat, moov, ... : real files have a handful). */
 const maxTopLevelBoxes = 64;
 
@@ -52,7 +112,10 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
   let offset = 0;
   let mdatAt: number | undefined;
   for (let i = 0; i < maxTopLevelBoxes && offset + 8 <= size; i++) {
-    const header = await source.read(offset, 16);
+    // The last boxes of a file (a moov written at the end), when their header is not held yet: read all that
+    // is left in one request, not the header first and then the rest.
+    const wholeTail = !source.holds(offset, 16) && size - offset <= wholeReadBytes;
+    const header = wholeTail ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16);
     let boxSize = u32be(header, 0) ?? 0;
     const type = ascii(header, 4, 4);
     let headerSize = 8;
@@ -65,9 +128,12 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
     if (type === "mdat") mdatAt ??= offset;
     if (type === "moov") {
       if (boxSize > maxMoovBytes) return undefined;
-      // A truncated file may end inside its moov: parse what is there.
-      const moov = await source.read(offset, Math.min(boxSize, size - offset));
-      const facts = parseMoov(moov.subarray(headerSize));
+      const end = Math.min(offset + boxSize, size); // a truncated file may end inside its moov: parse what is there
+      // A moov held or nearly held is read whole; otherwise only the boxes the parser reads are fetched.
+      const body = source.missingBytes(offset, end - offset) <= wholeReadBytes
+        ? (await source.read(offset, end - offset)).subarray(headerSize)
+        : await sparseMoov(source, offset, headerSize, end);
+      const facts = parseMoov(body);
       return { ...facts, faststart: mdatAt === undefined };
     }
     offset += boxSize;
@@ -206,8 +272,10 @@ function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
 /** AudioSampleEntry (version 0): channel count at 16, sample rate (16.16) at 24. */
 function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
   const channels = u16be(b, entry.start + 16);
+  const sampleSize = u16be(b, entry.start + 18);
   const rate = u16be(b, entry.start + 24);
   if (channels) track.channels = channels;
+  if (sampleSize) track.bitDepth = sampleSize;
   // Opus in MP4 always decodes at 48 kHz whatever the entry says.
   if (track.codec === "opus") track.sampleRate = 48000;
   else if (rate) track.sampleRate = rate;

@@ -16,8 +16,9 @@ export interface ProbeOutcome {
 }
 
 /**
- * One Range GET of the first PROBE_HEAD_BYTES: enough to sniff the type, read the size from Content-Range (or
- * Content-Length), the filename, and whether the origin really serves ranges (206). Never the whole file.
+ * One Range GET of the first PROBE_HEAD_BYTES (16 KiB, one TCP initial window): enough to sniff the type, read
+ * the size from Content-Range (or Content-Length), the filename, and whether the origin really serves ranges
+ * (206). Never the whole file. Readers that need more ask the returned source for exactly that.
  */
 export async function probeUrl(url: string, policy: FetchPolicy, config: Config): Promise<ProbeOutcome> {
   const wanted = config.PROBE_HEAD_BYTES;
@@ -38,12 +39,14 @@ export async function probeUrl(url: string, policy: FetchPolicy, config: Config)
     await response.body?.cancel();
     throw errors.tooLarge(config.MAX_SOURCE_BYTES);
   }
-  const head = await readHead(response, wanted, policy.deadline);
+  // An origin without Range streams the whole file: keep more of what arrives anyway (nothing past it can be asked for).
+  const keep = streamable ? wanted : Math.max(wanted, config.PROBE_STREAM_HEAD_BYTES);
+  const head = await readHead(response, keep, policy.deadline);
   const declaredMime = response.headers.get("content-type")?.split(";")[0]?.trim() || undefined;
   const mime = await sniffMime(head, declaredMime);
   // A 200 that ends before our limit is the whole file: its size is known even without Content-Length.
-  const knownSize = sizeBytes ?? (!streamable && head.byteLength < wanted ? head.byteLength : undefined);
-  const source = new RangeByteSource(finalUrl, knownSize, streamable, policy, config.MAX_TAIL_BYTES);
+  const knownSize = sizeBytes ?? (!streamable && head.byteLength < keep ? head.byteLength : undefined);
+  const source = new RangeByteSource(finalUrl, knownSize, streamable, policy, config.MAX_TAIL_BYTES, config.PROBE_READ_MIN_BYTES);
   source.addSegment(0, head);
   const probe: ProbeResult = {
     finalUrl,

@@ -1,3 +1,4 @@
+import { u32le } from "../enrich/image/header/bytes.ts";
 import type { RangeByteSource } from "./byte-source.ts";
 
 /**
@@ -8,6 +9,7 @@ import type { RangeByteSource } from "./byte-source.ts";
 
 /** Bytes read from the end of a Matroska file to find the last cluster (a cluster of a recording is ~1-5 s). */
 export const matroskaTailBytes = 512 * 1024;
+const matroskaTailSteps = [64 * 1024, matroskaTailBytes];
 /** An MP3 longer than this is not walked frame by frame at the edge (the runner's ffprobe does it). */
 export const maxMp3WalkBytes = 8 * 1024 * 1024;
 
@@ -36,28 +38,22 @@ export function uint(b: Uint8Array, o: number, size: number): number {
 }
 
 /** End time (seconds) of the last block in the file's tail, or undefined if no cluster parses there. */
-export async function matroskaDurationFromTail(source: RangeByteSource, head: Uint8Array, timecodeScale: number): Promise<number | undefined> {
+export async function matroskaDurationFromTail(source: RangeByteSource, timecodeScale: number): Promise<number | undefined> {
   const size = source.size;
   if (size === undefined) return undefined;
-  const from = Math.max(0, size - matroskaTailBytes);
-  // Bytes the head already holds are not fetched again.
-  const fetchFrom = Math.min(size, Math.max(from, head.length));
-  const rest = await source.read(fetchFrom, size - fetchFrom);
-  const tail = fetchFrom === from ? rest : concat(head.subarray(from, fetchFrom), rest);
-  // Clusters from the last backwards: a byte pattern inside frame data fails the Timecode check below.
-  for (let o = tail.length - 4; o >= 0; o--) {
-    if (tail[o] !== clusterId[0] || tail[o + 1] !== clusterId[1] || tail[o + 2] !== clusterId[2] || tail[o + 3] !== clusterId[3]) continue;
-    const end = lastBlockEnd(tail, o);
-    if (end !== undefined) return (end * timecodeScale) / 1e9;
+  // A short tail first (most last clusters fit); the longer one only fetches what the first did not hold.
+  for (const bytes of matroskaTailSteps) {
+    const from = Math.max(0, size - bytes);
+    const tail = await source.read(from, size - from);
+    // Clusters from the last backwards: a byte pattern inside frame data fails the Timecode check below.
+    for (let o = tail.length - 4; o >= 0; o--) {
+      if (tail[o] !== clusterId[0] || tail[o + 1] !== clusterId[1] || tail[o + 2] !== clusterId[2] || tail[o + 3] !== clusterId[3]) continue;
+      const end = lastBlockEnd(tail, o);
+      if (end !== undefined) return (end * timecodeScale) / 1e9;
+    }
+    if (from === 0) break;
   }
   return undefined;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 /** Parses one cluster: its Timecode (must come first) and the largest block timecode after it. */
@@ -113,6 +109,9 @@ const mpegBitrates: Readonly<Record<string, readonly number[]>> = {
 };
 const mpegRates: Readonly<Record<number, readonly number[]>> = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] };
 
+/** Bytes read at the first frame when an ID3v2 tag fills the head: enough for minCbrFrames frames at 320 kbit/s. */
+const firstWindowBytes = 16 * 1024;
+
 /** Frames of one bitrate in the head that make a file CBR for us. */
 const minCbrFrames = 32;
 
@@ -131,6 +130,13 @@ export async function mp3DurationByFrames(source: RangeByteSource, head: Uint8Ar
     o = 10 + (((head[6]! & 0x7f) << 21) | ((head[7]! & 0x7f) << 14) | ((head[8]! & 0x7f) << 7) | (head[9]! & 0x7f));
   }
   const firstFrame = o;
+  // A tag larger than the head (cover art): the first frames are read at its end, a small window only.
+  let windowAt = 0;
+  let window = head;
+  if (firstFrame + 4 > head.length) {
+    [windowAt, window] = [firstFrame, await source.read(firstFrame, Math.min(firstWindowBytes, size - firstFrame))];
+  }
+  const windowEnd = windowAt + window.length;
   const chunk = 256 * 1024;
   const bitrates = new Set<number>();
   let buffer: Uint8Array = new Uint8Array(0);
@@ -140,8 +146,8 @@ export async function mp3DurationByFrames(source: RangeByteSource, head: Uint8Ar
   let rate = 0;
   while (o + 4 <= size) {
     if (o + 4 > bufferAt + buffer.length) {
-      // The head first (no request); past it, chunks through Range requests.
-      [bufferAt, buffer] = o + 4 <= head.length ? [0, head] : [o, await source.read(o, Math.min(chunk, size - o))];
+      // The first window (the head) first, without a request; past it, chunks through Range requests.
+      [bufferAt, buffer] = o >= windowAt && o + 4 <= windowEnd ? [windowAt, window] : [o, await source.read(o, Math.min(chunk, size - o))];
     }
     const h = buffer.subarray(o - bufferAt, o - bufferAt + 4);
     if (h[0] !== 0xff || (h[1]! & 0xe0) !== 0xe0) break; // not a frame: a trailing tag or garbage
@@ -159,9 +165,40 @@ export async function mp3DurationByFrames(source: RangeByteSource, head: Uint8Ar
     bitrates.add(bitrate);
     // Constant bitrate through the head: the rest is more of the same, so bytes / rate is exact (ffprobe does
     // the same) and the file is not walked.
-    if (o + 4 > head.length && o < size && bitrates.size === 1 && frames >= minCbrFrames) {
+    if (o + 4 > windowEnd && o < size && bitrates.size === 1 && frames >= minCbrFrames) {
       return ((size - firstFrame - id3v1Bytes(head, size)) * 8) / (bitrate * 1000);
     }
   }
   return frames > 0 && rate > 0 ? samples / rate : undefined;
+}
+
+/** Bytes read from the end of an Ogg file for its last page (audio pages are a few KiB; the largest 64 KiB). */
+const oggTailBytes = [8 * 1024, 64 * 1024];
+
+/**
+ * An Ogg stream's duration from its last page's granule position (samples at `sampleRate`, less the Opus
+ * pre-skip), read from the file's end: what ffprobe does, without walking the pages between.
+ */
+export async function oggDurationFromTail(source: RangeByteSource, stream: { serial: number; sampleRate: number; preSkip?: number }): Promise<number | undefined> {
+  const size = source.size;
+  if (size === undefined) return undefined;
+  const preSkip = stream.preSkip ?? 0;
+  for (const bytes of oggTailBytes) {
+    const from = Math.max(0, size - bytes);
+    const tail = await source.read(from, size - from);
+    for (let o = tail.length - 27; o >= 0; o--) {
+      if (!isOggPage(tail, o) || u32le(tail, o + 14) !== stream.serial) continue;
+      const low = u32le(tail, o + 6) ?? 0;
+      const high = u32le(tail, o + 10) ?? 0;
+      if (high === 0xffffffff && low === 0xffffffff) continue; // no packet ends on this page
+      const granule = high * 2 ** 32 + low;
+      if (granule > preSkip) return (granule - preSkip) / stream.sampleRate;
+    }
+    if (from === 0) break;
+  }
+  return undefined;
+}
+
+function isOggPage(b: Uint8Array, o: number): boolean {
+  return b[o] === 0x4f && b[o + 1] === 0x67 && b[o + 2] === 0x67 && b[o + 3] === 0x53 && b[o + 4] === 0;
 }

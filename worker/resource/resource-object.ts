@@ -63,9 +63,9 @@ export class ResourceObject extends DurableObject<Env> {
   private inflight?: Promise<ResourceRecord>;
   private edgeWork?: Promise<void>;
   private pageMediaWork?: Promise<void>;
-  /** An image's first bytes from the probe, kept until the edge stages have used them (at most PROBE_HEAD_BYTES). */
+  /** An image's bytes read from its start (head and header reads), kept until the edge stages have used them. */
   private imageHead?: Uint8Array;
-  /** The probe's first bytes, kept until the first runner dispatch hands them over (at most PROBE_HEAD_BYTES). */
+  /** The bytes read from the start, kept until the first runner dispatch hands them over (the runner caps them). */
   private probeHead?: Uint8Array;
   private readonly waiters = new Set<() => void>();
   /** The record as last loaded or saved; `null` when storage holds none, undefined before the first load. */

@@ -11,5 +11,6 @@ export {
   processImageAtEdge,
 } from "./process-image-at-edge.ts";
 export { type ImageHeaderInfo, imageMetadataOf, readImageHeader } from "./header/read-image-header.ts";
+export { readImageHeaderFrom } from "./header/header-bytes.ts";
 export { edgeFormats } from "./edge-formats.ts";
 export { defaultMaxDecodePixels, defaultThumbnailMaxPx } from "../../limits.ts";
