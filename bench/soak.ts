@@ -7,6 +7,7 @@
  *
  *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run soak -- --count=10000 --idle=60'
  */
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
@@ -19,10 +20,70 @@ const root = join(import.meta.dirname, "..");
 export const SOAK_MAX_GROWTH_MIB = 64;
 const files = ["image-1280x720.png", "audio.mp3", "audio.flac", "video.mp4", "video.webm", "audio.ogg"];
 const profiles = ["fast", "standard", "full"];
-/** Distinct URL variants: enough to keep creating records, few enough that many requests hit a record. */
+/** Distinct URL variants by default: enough to keep creating records, few enough that many requests hit a record. */
 const VARIANTS = 400;
+const IDLE_STEP_SECONDS = 15;
 
-export async function runSoak(opts: { count: number; warmup: number; idleSeconds: number; concurrency: number; log: (l: string) => void }) {
+/**
+ * What the kernel says about one process: resident memory split into anonymous (heap, V8, SQLite page caches)
+ * and file-backed/shared, and how many SQLite files it holds open (one per live Durable Object in local mode,
+ * plus its -wal/-shm companions). Used to tell resident objects from allocator or V8 high-water marks.
+ */
+export interface ProcessStats { rss: number; anon: number; file: number; sqliteFds: number; fds: number }
+
+function workerdPids(): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (/workerd\S* serve/.test(readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " "))) out.push(Number(name));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+export function workerdStats(): ProcessStats {
+  const total: ProcessStats = { rss: 0, anon: 0, file: 0, sqliteFds: 0, fds: 0 };
+  for (const pid of workerdPids()) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0);
+      total.rss += kb("Rss") / 1024;
+      total.anon += kb("Anonymous") / 1024;
+      total.file += (kb("Rss") - kb("Anonymous")) / 1024;
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        total.fds += 1;
+        try {
+          if (/\.sqlite$/.test(readlinkSync(`/proc/${pid}/fd/${fd}`))) total.sqliteFds += 1;
+        } catch {
+          /* closed meanwhile */
+        }
+      }
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return { ...total, rss: Math.round(total.rss), anon: Math.round(total.anon), file: Math.round(total.file) };
+}
+
+export interface SoakOptions {
+  count: number;
+  warmup: number;
+  idleSeconds: number;
+  concurrency: number;
+  /** Distinct URL variants per file (0: every request a new URL, so a new Durable Object). */
+  variants?: number;
+  /** Out of 10 requests, how many are fuzzed (each fuzzed media URL is a new object too). */
+  fuzzPerTen?: number;
+  log: (l: string) => void;
+}
+
+export async function runSoak(opts: SoakOptions) {
+  const variants = opts.variants ?? VARIANTS;
+  const fuzzPerTen = opts.fuzzPerTen ?? 3;
+  const stats = (label: string) => opts.log(`${label}: workerd ${JSON.stringify(workerdStats())}`);
   const mediaDir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
   const origin = await startLoopbackOrigin([mediaDir]);
   const corrupt = await startCorruptOrigin([mediaDir, join(root, "test", "fixtures", "images")]);
@@ -32,8 +93,8 @@ export async function runSoak(opts: { count: number; warmup: number; idleSeconds
   const request = async (i: number) => {
     let status: number;
     let text: string;
-    if (i % 10 < 7) {
-      const url = `${origin.url}/media/${files[i % files.length]}?v=${i % VARIANTS}`;
+    if (i % 10 >= fuzzPerTen) {
+      const url = `${origin.url}/media/${files[i % files.length]}?v=${variants === 0 ? i : i % variants}`;
       const r = await inspect(service.base, url, `profile=${profiles[Math.floor(i / files.length) % 3]}`, 60_000);
       status = r.status;
       text = JSON.stringify(r.body);
@@ -50,6 +111,7 @@ export async function runSoak(opts: { count: number; warmup: number; idleSeconds
     await new Promise((r) => setTimeout(r, 5_000)); // let background jobs of the warm-up finish
     const warm = service.rss();
     opts.log(`warm-up done (${opts.warmup} requests): ${JSON.stringify(warm)}`);
+    stats("after warm-up");
     let peak = { ...warm };
     const sampler = setInterval(() => {
       const now = service.rss();
@@ -59,12 +121,20 @@ export async function runSoak(opts: { count: number; warmup: number; idleSeconds
     let done = 0;
     await pool(opts.count, opts.concurrency, async (i) => {
       await request(opts.warmup + i);
-      if (++done % 1000 === 0) opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
+      if (++done % 1000 === 0) {
+        opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
+        stats(`${done} requests`);
+      }
     });
     const seconds = Math.round((performance.now() - started) / 1000);
     clearInterval(sampler);
     const end = service.rss();
-    await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
+    stats("end");
+    // Idle in steps, so the log shows whether objects are evicted and memory given back over the idle time.
+    for (let waited = 0; waited < opts.idleSeconds; waited += IDLE_STEP_SECONDS) {
+      await new Promise((r) => setTimeout(r, Math.min(IDLE_STEP_SECONDS, opts.idleSeconds - waited) * 1000));
+      stats(`idle ${Math.min(waited + IDLE_STEP_SECONDS, opts.idleSeconds)} s`);
+    }
     const idle = service.rss();
     return { warm, peak, end, idle, byStatus, seconds, samples, devReloads: devReloads.count };
   } finally {
@@ -81,10 +151,13 @@ if (process.argv[1]?.endsWith("soak.ts")) {
       warmup: { type: "string", default: "500" },
       idle: { type: "string", default: "60" },
       concurrency: { type: "string", default: "20" },
+      variants: { type: "string", default: String(VARIANTS) },
+      "fuzz-per-ten": { type: "string", default: "3" },
     },
   });
   const r = await runSoak({
     count: Number(values.count), warmup: Number(values.warmup), idleSeconds: Number(values.idle), concurrency: Number(values.concurrency),
+    variants: Number(values.variants), fuzzPerTen: Number(values["fuzz-per-ten"]),
     log: (l) => console.error(l),
   });
   for (const line of r.samples) console.error(line);
