@@ -25,47 +25,52 @@ const VARIANTS = 400;
 const IDLE_STEP_SECONDS = 15;
 
 /**
- * What the kernel says about one process: resident memory split into anonymous (heap, V8, SQLite page caches)
- * and file-backed/shared, and how many SQLite files it holds open (one per live Durable Object in local mode,
- * plus its -wal/-shm companions). Used to tell resident objects from allocator or V8 high-water marks.
+ * What the kernel says about workerd: resident memory split into anonymous (tcmalloc heap, V8, SQLite) and
+ * file-backed, and how many SQLite files are open (one per live Durable Object in local mode). `wrangler dev`
+ * runs two workerd processes: the service's runtime (it holds the persisted state under .wrangler/state) and
+ * wrangler's own dev proxy in front of it, which production does not have; they are reported apart.
  */
 export interface ProcessStats { rss: number; anon: number; file: number; sqliteFds: number; fds: number }
 
-function workerdPids(): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (/workerd\S* serve/.test(readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " "))) out.push(Number(name));
-    } catch {
-      /* exited meanwhile */
+function statsOf(pid: number): (ProcessStats & { service: boolean }) | undefined {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0);
+    const out = { rss: Math.round(kb("Rss") / 1024), anon: Math.round(kb("Anonymous") / 1024), file: Math.round((kb("Rss") - kb("Anonymous")) / 1024), sqliteFds: 0, fds: 0, service: false };
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      out.fds += 1;
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (target.includes("/.wrangler/state/")) out.service = true;
+        if (target.endsWith(".sqlite")) out.sqliteFds += 1;
+      } catch {
+        /* closed meanwhile */
+      }
     }
+    return out;
+  } catch {
+    return undefined; // exited meanwhile
   }
-  return out;
 }
 
-export function workerdStats(): ProcessStats {
-  const total: ProcessStats = { rss: 0, anon: 0, file: 0, sqliteFds: 0, fds: 0 };
-  for (const pid of workerdPids()) {
+export function workerdStats(): { service: ProcessStats; devProxy: ProcessStats } {
+  const zero = (): ProcessStats => ({ rss: 0, anon: 0, file: 0, sqliteFds: 0, fds: 0 });
+  const out = { service: zero(), devProxy: zero() };
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let cmd: string;
     try {
-      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-      const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0);
-      total.rss += kb("Rss") / 1024;
-      total.anon += kb("Anonymous") / 1024;
-      total.file += (kb("Rss") - kb("Anonymous")) / 1024;
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        total.fds += 1;
-        try {
-          if (/\.sqlite$/.test(readlinkSync(`/proc/${pid}/fd/${fd}`))) total.sqliteFds += 1;
-        } catch {
-          /* closed meanwhile */
-        }
-      }
+      cmd = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ");
     } catch {
-      /* exited meanwhile */
+      continue;
     }
+    if (!/workerd\S* serve/.test(cmd)) continue;
+    const one = statsOf(Number(name));
+    if (!one) continue;
+    const into = one.service ? out.service : out.devProxy;
+    for (const key of ["rss", "anon", "file", "sqliteFds", "fds"] as const) into[key] += one[key];
   }
-  return { ...total, rss: Math.round(total.rss), anon: Math.round(total.anon), file: Math.round(total.file) };
+  return out;
 }
 
 export interface SoakOptions {
@@ -112,10 +117,13 @@ export async function runSoak(opts: SoakOptions) {
     const warm = service.rss();
     opts.log(`warm-up done (${opts.warmup} requests): ${JSON.stringify(warm)}`);
     stats("after warm-up");
+    const warmSplit = workerdStats();
     let peak = { ...warm };
+    let peakObjects = 0;
     const sampler = setInterval(() => {
       const now = service.rss();
       peak = { workerd: Math.max(peak.workerd, now.workerd), runner: Math.max(peak.runner, now.runner) };
+      peakObjects = Math.max(peakObjects, workerdStats().service.sqliteFds);
     }, 1_000);
     const started = performance.now();
     let done = 0;
@@ -136,7 +144,8 @@ export async function runSoak(opts: SoakOptions) {
       stats(`idle ${Math.min(waited + IDLE_STEP_SECONDS, opts.idleSeconds)} s`);
     }
     const idle = service.rss();
-    return { warm, peak, end, idle, byStatus, seconds, samples, devReloads: devReloads.count };
+    const idleSplit = workerdStats();
+    return { warm, peak, end, idle, warmSplit, idleSplit, peakObjects, byStatus, seconds, samples, devReloads: devReloads.count };
   } finally {
     await service.stop();
     await corrupt.close();
@@ -162,11 +171,13 @@ if (process.argv[1]?.endsWith("soak.ts")) {
   });
   for (const line of r.samples) console.error(line);
   const growth = { workerd: r.idle.workerd - r.warm.workerd, runner: r.idle.runner - r.warm.runner };
+  const split = (k: "service" | "devProxy") => `${r.warmSplit[k].rss} -> ${r.idleSplit[k].rss} (+${r.idleSplit[k].rss - r.warmSplit[k].rss})`;
   const ok = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   console.log(
     `soak: ${values.count} requests in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
       `${r.idle.workerd} after ${values.idle} s idle (+${growth.workerd}); runner ${r.warm.runner} -> ${r.peak.runner} -> ${r.end.runner} -> ` +
-      `${r.idle.runner} (+${growth.runner}); target +${SOAK_MAX_GROWTH_MIB}: ${ok ? "met" : "NOT met"}; dev-server reloads resent ${r.devReloads}; by status ${JSON.stringify(r.byStatus)}`,
+      `${r.idle.runner} (+${growth.runner}); workerd split: service ${split("service")}, wrangler dev proxy ${split("devProxy")}, ` +
+      `peak open SQLite files ${r.peakObjects}; target +${SOAK_MAX_GROWTH_MIB}: ${ok ? "met" : "NOT met"}; dev-server reloads resent ${r.devReloads}; by status ${JSON.stringify(r.byStatus)}`,
   );
   process.exit(ok ? 0 : 1);
 }
