@@ -7,6 +7,7 @@
  *
  *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run soak -- --count=10000 --idle=60'
  */
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
@@ -19,10 +20,75 @@ const root = join(import.meta.dirname, "..");
 export const SOAK_MAX_GROWTH_MIB = 64;
 const files = ["image-1280x720.png", "audio.mp3", "audio.flac", "video.mp4", "video.webm", "audio.ogg"];
 const profiles = ["fast", "standard", "full"];
-/** Distinct URL variants: enough to keep creating records, few enough that many requests hit a record. */
+/** Distinct URL variants by default: enough to keep creating records, few enough that many requests hit a record. */
 const VARIANTS = 400;
+const IDLE_STEP_SECONDS = 15;
 
-export async function runSoak(opts: { count: number; warmup: number; idleSeconds: number; concurrency: number; log: (l: string) => void }) {
+/**
+ * What the kernel says about workerd: resident memory split into anonymous (tcmalloc heap, V8, SQLite) and
+ * file-backed, and how many SQLite files are open (one per live Durable Object in local mode). `wrangler dev`
+ * runs two workerd processes: the service's runtime (it holds the persisted state under .wrangler/state) and
+ * wrangler's own dev proxy in front of it, which production does not have; they are reported apart.
+ */
+export interface ProcessStats { rss: number; anon: number; file: number; sqliteFds: number; fds: number }
+
+function statsOf(pid: number): (ProcessStats & { service: boolean }) | undefined {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0);
+    const out = { rss: Math.round(kb("Rss") / 1024), anon: Math.round(kb("Anonymous") / 1024), file: Math.round((kb("Rss") - kb("Anonymous")) / 1024), sqliteFds: 0, fds: 0, service: false };
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      out.fds += 1;
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (target.includes("/.wrangler/state/")) out.service = true;
+        if (target.endsWith(".sqlite")) out.sqliteFds += 1;
+      } catch {
+        /* closed meanwhile */
+      }
+    }
+    return out;
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+export function workerdStats(): { service: ProcessStats; devProxy: ProcessStats } {
+  const zero = (): ProcessStats => ({ rss: 0, anon: 0, file: 0, sqliteFds: 0, fds: 0 });
+  const out = { service: zero(), devProxy: zero() };
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let cmd: string;
+    try {
+      cmd = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ");
+    } catch {
+      continue;
+    }
+    if (!/workerd\S* serve/.test(cmd)) continue;
+    const one = statsOf(Number(name));
+    if (!one) continue;
+    const into = one.service ? out.service : out.devProxy;
+    for (const key of ["rss", "anon", "file", "sqliteFds", "fds"] as const) into[key] += one[key];
+  }
+  return out;
+}
+
+export interface SoakOptions {
+  count: number;
+  warmup: number;
+  idleSeconds: number;
+  concurrency: number;
+  /** Distinct URL variants per file (0: every request a new URL, so a new Durable Object). */
+  variants?: number;
+  /** Out of 10 requests, how many are fuzzed (each fuzzed media URL is a new object too). */
+  fuzzPerTen?: number;
+  log: (l: string) => void;
+}
+
+export async function runSoak(opts: SoakOptions) {
+  const variants = opts.variants ?? VARIANTS;
+  const fuzzPerTen = opts.fuzzPerTen ?? 3;
+  const stats = (label: string) => opts.log(`${label}: workerd ${JSON.stringify(workerdStats())}`);
   const mediaDir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
   const origin = await startLoopbackOrigin([mediaDir]);
   const corrupt = await startCorruptOrigin([mediaDir, join(root, "test", "fixtures", "images")]);
@@ -32,8 +98,8 @@ export async function runSoak(opts: { count: number; warmup: number; idleSeconds
   const request = async (i: number) => {
     let status: number;
     let text: string;
-    if (i % 10 < 7) {
-      const url = `${origin.url}/media/${files[i % files.length]}?v=${i % VARIANTS}`;
+    if (i % 10 >= fuzzPerTen) {
+      const url = `${origin.url}/media/${files[i % files.length]}?v=${variants === 0 ? i : i % variants}`;
       const r = await inspect(service.base, url, `profile=${profiles[Math.floor(i / files.length) % 3]}`, 60_000);
       status = r.status;
       text = JSON.stringify(r.body);
@@ -50,23 +116,36 @@ export async function runSoak(opts: { count: number; warmup: number; idleSeconds
     await new Promise((r) => setTimeout(r, 5_000)); // let background jobs of the warm-up finish
     const warm = service.rss();
     opts.log(`warm-up done (${opts.warmup} requests): ${JSON.stringify(warm)}`);
+    stats("after warm-up");
+    const warmSplit = workerdStats();
     let peak = { ...warm };
+    let peakObjects = 0;
     const sampler = setInterval(() => {
       const now = service.rss();
       peak = { workerd: Math.max(peak.workerd, now.workerd), runner: Math.max(peak.runner, now.runner) };
+      peakObjects = Math.max(peakObjects, workerdStats().service.sqliteFds);
     }, 1_000);
     const started = performance.now();
     let done = 0;
     await pool(opts.count, opts.concurrency, async (i) => {
       await request(opts.warmup + i);
-      if (++done % 1000 === 0) opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
+      if (++done % 1000 === 0) {
+        opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
+        stats(`${done} requests`);
+      }
     });
     const seconds = Math.round((performance.now() - started) / 1000);
     clearInterval(sampler);
     const end = service.rss();
-    await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
+    stats("end");
+    // Idle in steps, so the log shows whether objects are evicted and memory given back over the idle time.
+    for (let waited = 0; waited < opts.idleSeconds; waited += IDLE_STEP_SECONDS) {
+      await new Promise((r) => setTimeout(r, Math.min(IDLE_STEP_SECONDS, opts.idleSeconds - waited) * 1000));
+      stats(`idle ${Math.min(waited + IDLE_STEP_SECONDS, opts.idleSeconds)} s`);
+    }
     const idle = service.rss();
-    return { warm, peak, end, idle, byStatus, seconds, samples, devReloads: devReloads.count };
+    const idleSplit = workerdStats();
+    return { warm, peak, end, idle, warmSplit, idleSplit, peakObjects, byStatus, seconds, samples, devReloads: devReloads.count };
   } finally {
     await service.stop();
     await corrupt.close();
@@ -81,19 +160,24 @@ if (process.argv[1]?.endsWith("soak.ts")) {
       warmup: { type: "string", default: "500" },
       idle: { type: "string", default: "60" },
       concurrency: { type: "string", default: "20" },
+      variants: { type: "string", default: String(VARIANTS) },
+      "fuzz-per-ten": { type: "string", default: "3" },
     },
   });
   const r = await runSoak({
     count: Number(values.count), warmup: Number(values.warmup), idleSeconds: Number(values.idle), concurrency: Number(values.concurrency),
+    variants: Number(values.variants), fuzzPerTen: Number(values["fuzz-per-ten"]),
     log: (l) => console.error(l),
   });
   for (const line of r.samples) console.error(line);
   const growth = { workerd: r.idle.workerd - r.warm.workerd, runner: r.idle.runner - r.warm.runner };
+  const split = (k: "service" | "devProxy") => `${r.warmSplit[k].rss} -> ${r.idleSplit[k].rss} (+${r.idleSplit[k].rss - r.warmSplit[k].rss})`;
   const ok = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   console.log(
     `soak: ${values.count} requests in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
       `${r.idle.workerd} after ${values.idle} s idle (+${growth.workerd}); runner ${r.warm.runner} -> ${r.peak.runner} -> ${r.end.runner} -> ` +
-      `${r.idle.runner} (+${growth.runner}); target +${SOAK_MAX_GROWTH_MIB}: ${ok ? "met" : "NOT met"}; dev-server reloads resent ${r.devReloads}; by status ${JSON.stringify(r.byStatus)}`,
+      `${r.idle.runner} (+${growth.runner}); workerd split: service ${split("service")}, wrangler dev proxy ${split("devProxy")}, ` +
+      `peak open SQLite files ${r.peakObjects}; target +${SOAK_MAX_GROWTH_MIB}: ${ok ? "met" : "NOT met"}; dev-server reloads resent ${r.devReloads}; by status ${JSON.stringify(r.byStatus)}`,
   );
   process.exit(ok ? 0 : 1);
 }

@@ -134,8 +134,17 @@ export class RunnerDispatcher {
       this.host.noteRetry(stages, why);
       await this.dispatch(stages, "direct", row.attempt + 1);
     }
+    return this.nextWake(now);
+  }
+
+  /**
+   * When the watchdog next needs to look (finished rows are dropped first), or undefined when nothing is
+   * under way: the object re-arms its alarm with this once work ends, instead of waking for nothing.
+   */
+  nextWake(now: number): number | undefined {
+    this.ledger.prune((stages) => this.host.stillPending(stages));
     const direct = this.ledger.all().some((row) => row.via === "direct");
-    const next = [this.ledger.nextDeadline(), direct ? now + config.DISPATCH_WATCHDOG_MS : undefined].filter((t): t is number => t !== undefined);
+    const next = [this.ledger.nextDeadline(), direct ? now + this.host.config().DISPATCH_WATCHDOG_MS : undefined].filter((t): t is number => t !== undefined);
     return next.length > 0 ? Math.min(...next) : undefined;
   }
 }

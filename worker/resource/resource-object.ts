@@ -206,6 +206,7 @@ export class ResourceObject extends DurableObject<Env> {
     if (r) addTransfer(record, { bytes: r.bytesFetched ?? 0, requests: r.requests ?? 0, redirects: r.redirects ?? 0 });
     await this.recordChanged(record);
     await this.queueRunnerStages(record, this.config.RUNNER_DISPATCH);
+    await this.rearmAlarm();
   }
 
   /** The consumer is about to call the runner for these stages (job status `active`). */
@@ -447,8 +448,32 @@ export class ResourceObject extends DurableObject<Env> {
     this.store.deleteExpired(now);
     if (this.memory && this.memory.expiresAt <= now) this.memory = null;
     this.jobs.deleteExpired(now);
-    const next = [this.store.nextExpiry(), this.jobs.nextExpiry(), this.jobs.nextDeliveryAt(), watch].filter((t): t is number => t !== undefined);
-    if (next.length > 0) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, Math.min(...next)));
+    const next = this.nextDue(watch);
+    if (next !== undefined) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, next));
+  }
+
+  /** The earliest moment anything stored here is due: an expiry, a webhook delivery, the watchdog's next look. */
+  private nextDue(watch: number | undefined, ...more: (number | undefined)[]): number | undefined {
+    const next = [this.store.nextExpiry(), this.jobs.nextExpiry(), this.jobs.nextDeliveryAt(), watch, ...more].filter((t): t is number => t !== undefined);
+    return next.length > 0 ? Math.min(...next) : undefined;
+  }
+
+  /**
+   * Runner work ended: the alarm moves to what is actually due next (usually the record's expiry). Without
+   * this, the watchdog or queue-pickup wake set at dispatch fires after the work is done, and workerd
+   * re-creates the evicted object (SQLite, native memory) only to find nothing to do (issue 14, item 4).
+   */
+  private async rearmAlarm(): Promise<void> {
+    const now = Date.now();
+    const record = this.record(now);
+    // Edge stages a `fast` caller left to the alarm still need it now.
+    const due = this.nextDue(this.dispatcher.nextWake(now), record && this.edgePending(record) ? now : undefined);
+    const current = await this.ctx.storage.getAlarm();
+    if (due === undefined) {
+      if (current !== null) await this.ctx.storage.deleteAlarm();
+    } else if (current !== due) {
+      await this.ctx.storage.setAlarm(Math.max(now + 10, due));
+    }
   }
 
   private async scheduleAlarm(at: number): Promise<void> {
