@@ -48,6 +48,12 @@ export const ConfigSchema = z.object({
    */
   PROBE_HEAD_BYTES: int(16 * 1024),
   /**
+   * First Range request for URLs named like front-loaded audio (.mp3, .flac, .wav, .ogg...; see
+   * worker/probe/head-size.ts): their stream facts sit in the first KiBs. Default 4 KiB, never above
+   * PROBE_HEAD_BYTES.
+   */
+  PROBE_FRONT_HEAD_BYTES: int(4 * 1024),
+  /**
    * Bytes kept from an origin that ignores Range and streams the whole file (a 200): those bytes arrive anyway,
    * and nothing past them can be asked for. Default 64 KiB.
    */

@@ -5,6 +5,7 @@ import type { ProbeResult } from "../../shared/schemas/record.ts";
 import { RangeByteSource } from "./byte-source.ts";
 import { parseContentRange } from "./content-range.ts";
 import { filenameFrom } from "./filename.ts";
+import { probeHeadBytes } from "./head-size.ts";
 import { sniffMime } from "./sniff-mime.ts";
 
 export interface ProbeOutcome {
@@ -16,12 +17,13 @@ export interface ProbeOutcome {
 }
 
 /**
- * One Range GET of the first PROBE_HEAD_BYTES (16 KiB, one TCP initial window): enough to sniff the type, read
- * the size from Content-Range (or Content-Length), the filename, and whether the origin really serves ranges
- * (206). Never the whole file. Readers that need more ask the returned source for exactly that.
+ * One Range GET of the first PROBE_HEAD_BYTES (16 KiB, one TCP initial window; 4 KiB for URLs named like
+ * front-loaded audio): enough to sniff the type, read the size from Content-Range (or Content-Length), the
+ * filename, and whether the origin really serves ranges (206). Never the whole file. Readers that need more
+ * ask the returned source for exactly that.
  */
 export async function probeUrl(url: string, policy: FetchPolicy, config: Config): Promise<ProbeOutcome> {
-  const wanted = config.PROBE_HEAD_BYTES;
+  const wanted = probeHeadBytes(url, config);
   const { response, finalUrl, redirects } = await safeFetch(url, { headers: { range: `bytes=0-${wanted - 1}` } }, policy);
   if (response.status === 404) {
     await response.body?.cancel();
