@@ -4,7 +4,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OriginLimiter, RUNNER_ORIGIN_MAX_CONCURRENT } from "../../media-runner/src/fetch/origin-limiter.ts";
+import { OriginLimiter, originLimiter, RUNNER_ORIGIN_MAX_CONCURRENT } from "../../media-runner/src/fetch/origin-limiter.ts";
 import { systemResolver } from "../../media-runner/src/fetch/resolver.ts";
 import { createSsrfAgent } from "../../media-runner/src/fetch/ssrf-agent.ts";
 import { discard, openUpstream, type UpstreamContext } from "../../media-runner/src/fetch/upstream.ts";
@@ -54,7 +54,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe("runner per-origin limiter", () => {
   it("the shipped cap is a small named constant", () => {
     expect(RUNNER_ORIGIN_MAX_CONCURRENT).toBeGreaterThanOrEqual(2);
-    expect(new OriginLimiter().perOrigin).toBe(RUNNER_ORIGIN_MAX_CONCURRENT);
+    expect(originLimiter.perOrigin).toBe(RUNNER_ORIGIN_MAX_CONCURRENT);
   });
 
   it("a hanging origin holds at most its cap of sockets; queued requests give up with their deadline; other origins pass", async () => {
