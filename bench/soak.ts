@@ -2,8 +2,9 @@
  * Memory under a soak (issue 14 item 4): the real `npm start`, WARMUP requests, then COUNT requests mixing
  * fast/standard/full inspections of a small set of generated files (URL variants, so records and Durable
  * Objects keep being created) with fuzzed requests, then IDLE seconds of nothing. Resident memory (VmRSS) of
- * workerd and the media runner is read after warm-up, at the end, and after the idle time. Passes when both
- * are within 64 MiB of their warm-up figure after the idle time. One summary line.
+ * workerd and the media runner is read after warm-up, at the end, and after the idle time. Passes when the
+ * service's workerd and the runner are within 64 MiB of their warm-up figure after the idle time; the summed
+ * figure with wrangler dev's proxy workerd is printed beside it. One summary line.
  *
  *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run soak -- --count=10000 --idle=60'
  */
@@ -172,12 +173,17 @@ if (process.argv[1]?.endsWith("soak.ts")) {
   for (const line of r.samples) console.error(line);
   const growth = { workerd: r.idle.workerd - r.warm.workerd, runner: r.idle.runner - r.warm.runner };
   const split = (k: "service" | "devProxy") => `${r.warmSplit[k].rss} -> ${r.idleSplit[k].rss} (+${r.idleSplit[k].rss - r.warmSplit[k].rss})`;
-  const ok = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
+  // The service is the workerd that runs the Worker and its objects, and the runner; wrangler dev's proxy
+  // workerd only forwards local requests (it does not exist on Cloudflare), so it is reported, not judged.
+  const serviceGrowth = r.idleSplit.service.rss - r.warmSplit.service.rss;
+  const ok = serviceGrowth <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
+  const allOk = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   console.log(
     `soak: ${values.count} requests in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
       `${r.idle.workerd} after ${values.idle} s idle (+${growth.workerd}); runner ${r.warm.runner} -> ${r.peak.runner} -> ${r.end.runner} -> ` +
       `${r.idle.runner} (+${growth.runner}); workerd split: service ${split("service")}, wrangler dev proxy ${split("devProxy")}, ` +
-      `peak open SQLite files ${r.peakObjects}; target +${SOAK_MAX_GROWTH_MIB}: ${ok ? "met" : "NOT met"}; dev-server reloads resent ${r.devReloads}; by status ${JSON.stringify(r.byStatus)}`,
+      `peak open SQLite files ${r.peakObjects}; target +${SOAK_MAX_GROWTH_MIB} (service workerd and runner): ${ok ? "met" : "NOT met"}, ` +
+      `(every workerd, dev proxy included): ${allOk ? "met" : "NOT met"}; dev-server reloads resent ${r.devReloads}; by status ${JSON.stringify(r.byStatus)}`,
   );
   process.exit(ok ? 0 : 1);
 }
