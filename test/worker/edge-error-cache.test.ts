@@ -1,6 +1,6 @@
 // Issue 14 item 5: an origin error the resource object remembers (ERROR_TTL_SECONDS) is answered at the edge
 // for what is left of the object's TTL, without reaching the Durable Object or the origin again.
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { normalizeUrl, resourceKey } from "../../worker/inspect/target-url.ts";
 import { cachedAnswer, dropCachedRecord, forgetInIsolate, storeError } from "../../worker/inspect/edge-cache.ts";
@@ -108,6 +108,27 @@ describe("remembered origin errors at the edge", () => {
     expect((await ownTables(url)).sort()).toEqual(["origin_error", "resource"]);
     const stored = await runInDurableObject(objectFor(url), (_instance, state) => new RecordStore(state.storage.sql).loadError(Date.now()));
     expect(stored).toEqual(await objectError(url));
+  });
+
+  it("a written error row is deleted by the object's alarm at its expiry", async () => {
+    const url = `${origin}/status/503?n=${crypto.randomUUID().slice(0, 8)}`;
+    await watchObject(url, errorTtlSeconds);
+    expect((await inspect(url)).status).toBe(502);
+    forgetInIsolate(await keyFor(url));
+    expect((await inspect(url)).status).toBe(502);
+    const error = await objectError(url);
+    const alarmAt = await runInDurableObject(objectFor(url), (_instance, state) => state.storage.getAlarm());
+    expect(alarmAt).toBe(error!.expiresAt);
+    const rows = () => runInDurableObject(objectFor(url), (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM origin_error`).one().n);
+    expect(await rows()).toBe(1);
+    // Time passes: the row and the object's memory of it expire, then the alarm runs.
+    await runInDurableObject(objectFor(url), (instance, state) => {
+      state.storage.sql.exec(`UPDATE origin_error SET expires_at = ?`, Date.now() - 1);
+      (instance as unknown as { originError?: { error: { expiresAt: number } } }).originError!.error.expiresAt = Date.now() - 1;
+    });
+    expect(await runDurableObjectAlarm(objectFor(url))).toBe(true);
+    expect(await rows()).toBe(0);
   });
 
   it("once the edge entry is gone and the object's error has expired, the origin is asked again", async () => {

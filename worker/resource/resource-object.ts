@@ -275,6 +275,9 @@ export class ResourceObject extends DurableObject<Env> {
       if (!this.originError!.stored) {
         this.store.saveError(cachedError);
         this.originError!.stored = true;
+        // The written row goes at its expiry (the alarm deletes expired rows), so a retried failing URL leaves
+        // no storage behind; a URL that failed once wrote nothing and needs no wake.
+        await this.scheduleAlarm(cachedError.expiresAt);
       }
       throw apiErrorFrom(cachedError);
     }
