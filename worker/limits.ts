@@ -1,5 +1,5 @@
 /**
- * Limits and defaults of the edge image pipeline, with the reasoning behind each number.
+ * Limits and defaults of the edge (the image pipeline, the probe's reads), with the reasoning behind each number.
  *
  * Decode memory: photon's `PhotonImage.new_from_byteslice` copies the source into wasm memory, lets the
  * `image` crate decode it (JPEG: component planes, then RGB), converts to RGBA and copies that RGBA once
@@ -31,3 +31,12 @@ export const paletteSampleMaxPx = 64;
 
 /** Largest embedded ICC profile we read (after reassembly or inflation); real profiles are < 1 MiB. */
 export const maxIccProfileBytes = 4 * 1024 * 1024;
+
+/**
+ * Range requests one inspection's byte source may make after the head. Every edge reader (MP4 box walk,
+ * Matroska element walk, image header walks, music-metadata through the tokenizer) reads through that one
+ * source, so this bounds them all: a hostile file laid out to make a parser hop from place to place costs at
+ * most this many requests (each also a subrequest of the object's invocation), not one per element. Real files
+ * need 0-8 (a 30 MB MP4 with a long moov walked sparsely: 7).
+ */
+export const maxProbeExtraRequests = 32;

@@ -1,5 +1,6 @@
 import { errors } from "../errors/api-error.ts";
 import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
+import { maxProbeExtraRequests } from "../limits.ts";
 
 /**
  * Random access to a remote file through the safe fetcher: bytes already read (the probe's head) are served
@@ -23,6 +24,8 @@ export class RangeByteSource {
     private readonly maxExtraBytes: number,
     /** Smallest follow-up read: a parser's next few header reads usually land in it, so they cost no request. */
     private readonly minChunkBytes = 4 * 1024,
+    /** Hard limit on the Range requests this source may make beyond the head. */
+    private readonly maxExtraRequests = maxProbeExtraRequests,
   ) {}
 
   addSegment(offset: number, bytes: Uint8Array, counted = true): void {
@@ -72,6 +75,9 @@ export class RangeByteSource {
   private async fetchRange(from: number, to: number): Promise<number> {
     if (this.bytesFetched + (to - from) > this.maxExtraBytes + this.headBytes()) {
       throw errors.badGateway("Reading this file's metadata would need too many bytes.");
+    }
+    if (this.extraRequests >= this.maxExtraRequests) {
+      throw errors.badGateway("Reading this file's metadata would need too many requests.");
     }
     this.extraRequests += 1;
     const { response } = await safeFetch(this.url, { headers: { range: `bytes=${from}-${to - 1}` } }, this.policy);
