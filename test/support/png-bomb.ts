@@ -1,6 +1,7 @@
 // A PNG whose iCCP chunk is a zlib bomb (issue 15, finding 3), built without compressing anything: one
 // hand-made dynamic-Huffman deflate block in which "copy 258 bytes at distance 1" costs 2 bits, so 1 MB of
 // compressed profile inflates to about 1 GB of zeros. Pure code, usable in Node and in workerd.
+import { concatBytes } from "../../worker/encoding/concat-bytes.ts";
 
 class BitWriter {
   bytes: Uint8Array;
@@ -121,19 +122,11 @@ export function pngWithBomb(inflatedBytes = 1024 ** 3, bombChunk: "iCCP" | "zTXt
   const payload = new Uint8Array(prefix.length + stream.length);
   payload.set(prefix);
   payload.set(stream, prefix.length);
-  const parts = [
+  return concatBytes([
     new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk("IHDR", ihdr),
     chunk(bombChunk, payload),
     chunk("IDAT", zlibStored(new Uint8Array([0, 255, 0, 0, 255]))),
     chunk("IEND", new Uint8Array(0)),
-  ];
-  const total = parts.reduce((s, p) => s + p.length, 0);
-  const png = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    png.set(p, offset);
-    offset += p.length;
-  }
-  return png;
+  ]);
 }
