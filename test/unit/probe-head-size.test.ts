@@ -18,8 +18,9 @@ describe("first Range request size", () => {
     }
   });
 
-  it("reads the extension of the last path segment only", () => {
-    expect(probeHeadBytes("https://media.example/song.mp3/", config)).toBe(16 * 1024);
+  it("reads the extension of the file's name as metadata.filename reports it (the last non-empty segment)", () => {
+    expect(probeHeadBytes("https://media.example/song.mp3/", config)).toBe(4 * 1024);
+    expect(probeHeadBytes("https://media.example/song%2Emp3", config)).toBe(4 * 1024);
     expect(probeHeadBytes("https://media.example/song.mp3/cover.jpg", config)).toBe(16 * 1024);
     expect(probeHeadBytes("https://media.example/.mp3", config)).toBe(16 * 1024);
   });

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { filenameFrom } from "./filename.ts";
 
 /**
  * Extensions of audio formats whose stream facts sit in their first few KiB (MP3 frame header or Xing/VBRI
@@ -17,15 +18,10 @@ export function probeHeadBytes(url: string, config: Config): number {
     : config.PROBE_HEAD_BYTES;
 }
 
-/** The last path segment's extension, lower-cased; linear scans, no pattern matching on the URL. */
+/** The extension of the file's name as the URL gives it (the name `metadata.filename` reports), lower-cased. */
 function extensionOf(url: string): string | undefined {
-  let path: string;
-  try {
-    path = new URL(url).pathname;
-  } catch {
-    return undefined;
-  }
-  const name = path.slice(path.lastIndexOf("/") + 1);
+  const name = URL.canParse(url) ? filenameFrom(null, url) : undefined;
+  if (!name) return undefined;
   const dot = name.lastIndexOf(".");
   if (dot <= 0 || name.length - dot > 6) return undefined;
   return name.slice(dot + 1).toLowerCase();
