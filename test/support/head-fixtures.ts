@@ -80,6 +80,11 @@ export const headFixtures: Record<string, HeadFixture> = {
     make: () => viaFile(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
       "-t", "120", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "40", "-pix_fmt", "yuv420p", "-g", "250", "-c:a", "aac", "-b:a", "32k", "-movflags", "+faststart"], "mp4"),
   },
+  // The same long sample tables with the moov at the end (the muxer's default): the moov is found past the mdat.
+  "big-moov-end.mp4": {
+    make: () => viaFile(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+      "-t", "120", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "40", "-pix_fmt", "yuv420p", "-g", "250", "-c:a", "aac", "-b:a", "32k"], "mp4"),
+  },
   // The Segment's Info carries a 24 KB title, so Tracks start well past the head.
   "late-tracks.mkv": {
     make: () => viaFile(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",

@@ -42,13 +42,21 @@ interface AvCase {
   evidence: string;
   /** Most bytes the whole fast inspection may pull (the facts' own bytes plus small follow-up reads). */
   maxPulled: number;
+  /** Most requests, the head's included, when the case bounds them. */
+  maxRequests?: number;
 }
+
+/** A moov walk fetches a 2 KiB window at each box header it does not hold (mp4-boxes.ts, moovWindowBytes). */
+const moovWindow = 2 * KiB;
 
 const avCases: AvCase[] = [
   // moov (6 KB) at the end: the head, the moov's header and the moov.
   { file: "moov-end.m4a", category: "audio", evidence: "tracks:mp4-moov", maxPulled: 40 * KiB },
-  // 76 KiB moov at the start: the head, then only the boxes the parser reads (sample tables skipped).
-  { file: "big-moov.mp4", category: "video", evidence: "tracks:mp4-moov", maxPulled: 40 * KiB },
+  // 76 KiB moov at the start: the head holds the first trak's header boxes; one window at the second trak.
+  { file: "big-moov.mp4", category: "video", evidence: "tracks:mp4-moov", maxPulled: headBytes + moovWindow, maxRequests: 2 },
+  // The same moov at the end: a window at the moov (mvhd and the first trak's headers), one at the second trak;
+  // the sample tables (over 70 KB) and the user data after the last trak are never fetched.
+  { file: "big-moov-end.mp4", category: "video", evidence: "tracks:mp4-moov", maxPulled: headBytes + 2 * moovWindow, maxRequests: 3 },
   // A 24 KB Info before Tracks: both read, the clusters never.
   { file: "late-tracks.mkv", category: "video", evidence: "tracks:matroska-tracks", maxPulled: 48 * KiB },
   // A 95 KB picture block is skipped, not read.
@@ -62,7 +70,7 @@ const avCases: AvCase[] = [
 
 describe("fast with a 16 KiB head: the same facts as ffprobe, the first request at most 16 KiB", { timeout: 20_000 }, () => {
   it.each(avCases)("$file", async (c) => {
-    const { body, pulled, size } = await fast(c.file);
+    const { body, requests, pulled, size } = await fast(c.file);
     const ref = reference[c.file]!;
     expect(body.data.semantic.semanticType).toBe(c.category);
     expect(body.data.semantic.enrichmentSources, JSON.stringify(body.data.semantic)).toContain(c.evidence);
@@ -80,6 +88,7 @@ describe("fast with a 16 KiB head: the same facts as ffprobe, the first request 
       expect(meta.fps).toBe(25);
     }
     expect(pulled).toBeLessThanOrEqual(c.maxPulled);
+    if (c.maxRequests !== undefined) expect(requests.length).toBeLessThanOrEqual(c.maxRequests);
     expect(pulled).toBeLessThan(size / 2);
   });
 

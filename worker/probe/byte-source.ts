@@ -52,8 +52,11 @@ export class RangeByteSource {
     this.segments.splice(0, this.segments.length, ...merged);
   }
 
-  /** Reads up to `length` bytes at `offset`; fewer only at end of file. */
-  async read(offset: number, length: number): Promise<Uint8Array> {
+  /**
+   * Reads up to `length` bytes at `offset`; fewer only at end of file. A fetch pulls at least `minChunk` bytes
+   * (the source's default unless a reader that knows its next reads are close by asks for a smaller window).
+   */
+  async read(offset: number, length: number, minChunk = this.minChunkBytes): Promise<Uint8Array> {
     const end = this.size === undefined ? offset + length : Math.min(offset + length, this.size);
     if (end <= offset) return new Uint8Array(0);
     // Each pass fetches the first gap in the range; bytes already held (the head, earlier reads) are not
@@ -63,9 +66,9 @@ export class RangeByteSource {
       if (cached) return cached;
       if (!this.streamable) throw errors.badGateway("The origin does not support Range requests.");
       const from = this.cachedEnd(offset) ?? offset;
-      // At least minChunkBytes (a parser's next small reads land in it), never into bytes already held.
+      // At least minChunk (a parser's next small reads land in it), never into bytes already held.
       const limit = Math.min(this.nextHeldAfter(from), this.size ?? Infinity);
-      const fetchEnd = Math.min(Math.max(end, from + this.minChunkBytes), limit);
+      const fetchEnd = Math.min(Math.max(end, from + minChunk), limit);
       const got = await this.fetchRange(from, fetchEnd);
       // A short answer (the file ended early) leaves what there is.
       if (got < fetchEnd - from) return this.fromCache(offset, from + got) ?? new Uint8Array(0);

@@ -32,41 +32,59 @@ export interface Mp4Facts {
 /** A moov larger than this is not read at the edge (the runner's ffprobe does it). */
 const maxMoovBytes = 4 * 1024 * 1024;
 /**
- * A moov (or a file's tail) with at most this many bytes not yet held is read in one request: walking its boxes
- * would cost a round trip per skipped sample table for a few KiB saved. Larger ones are walked sparsely.
+ * A moov (or a file's tail) with at most this many bytes not yet held is read in one request. A larger one is
+ * walked: the boxes parseMoov reads sit at the front of each trak, before its sample tables, which are most of a
+ * moov (a 20 s 720p file: 700 bytes of headers per trak, 9-13 KB of tables).
  */
-const wholeReadBytes = 32 * 1024;
-/** Boxes whose children are walked, and the leaves parseMoov reads; every other box (sample tables) is skipped. */
-const containerBoxes = new Set(["trak", "mdia", "minf", "stbl"]);
-const leafBoxes = new Set(["mvhd", "tkhd", "mdhd", "hdlr", "stsd", "stts"]);
+const wholeReadBytes = 4 * 1024;
+/**
+ * Bytes fetched at a box header not held yet while walking a moov: one request then holds the header boxes that
+ * follow it (a trak's tkhd, mdhd, hdlr, stsd and stts take 500-900 bytes in ffmpeg's and cameras' files).
+ */
+const moovWindowBytes = 2 * 1024;
+/**
+ * The children parseMoov reads in each box it walks into, leaves (read whole) and containers (walked). A walk
+ * stops inside a box once all of them are found, so the sample tables after them are never even looked at.
+ */
+const wantedChildren: Readonly<Record<string, ReadonlySet<string>>> = {
+  moov: new Set(["mvhd", "trak"]),
+  trak: new Set(["tkhd", "mdia"]),
+  mdia: new Set(["mdhd", "hdlr", "minf"]),
+  minf: new Set(["stbl"]),
+  stbl: new Set(["stsd", "stts"]),
+};
+const containerBoxes = new Set(["moov", "trak", "mdia", "minf", "stbl"]);
 /** Nesting walked below moov (trak > mdia > minf > stbl); boxes and requests one walk may take. */
 const maxSparseDepth = 4;
 const maxSparseBoxes = 1024;
 const maxSparseRequests = 24;
 
-interface SparseWalk { boxes: number; requestsBefore: number }
+interface SparseWalk { boxes: number; requestsBefore: number; traks: number; maxTraks: number }
 
 /** The moov's body through a sparse walk; a moov whose walk would take too many boxes or requests is read whole. */
 async function sparseMoov(source: RangeByteSource, offset: number, headerSize: number, end: number): Promise<Uint8Array> {
-  const walk: SparseWalk = { boxes: 0, requestsBefore: source.extraRequests };
-  const body = await sparseBoxes(source, offset + headerSize, end, 0, walk).catch(() => undefined);
+  const walk: SparseWalk = { boxes: 0, requestsBefore: source.extraRequests, traks: 0, maxTraks: Infinity };
+  const body = await sparseBoxes(source, "moov", offset + headerSize, end, 0, walk).catch(() => undefined);
   return body ?? (await source.read(offset, end - offset)).subarray(headerSize);
 }
 
 /**
- * The moov's body with only what parseMoov reads: containers walked child by child through the byte source,
- * the leaves it parses (mvhd, tkhd, mdhd, hdlr, stsd, stts) read whole, the sample tables (stsz, stco, ctts, stsc,
- * often most of a moov) skipped without being fetched. Returned re-packed as boxes of the same nesting, with
- * 32-bit sizes, so parseMoov reads it as it reads a whole moov.
+ * The body of `parent` with only what parseMoov reads: containers walked child by child through the byte source,
+ * the leaves it parses read whole, the rest (sample tables, edit lists, user data) skipped without being fetched.
+ * Returned re-packed as boxes of the same nesting, with 32-bit sizes, so parseMoov reads it as it reads a whole moov.
  */
-async function sparseBoxes(source: RangeByteSource, start: number, end: number, depth: number, walk: SparseWalk): Promise<Uint8Array> {
+async function sparseBoxes(source: RangeByteSource, parent: string, start: number, end: number, depth: number, walk: SparseWalk): Promise<Uint8Array> {
+  const wanted = wantedChildren[parent]!;
+  const found = new Set<string>();
   const parts: Uint8Array[] = [];
   let o = start;
   while (o + 8 <= end) {
+    // Everything this box's parser reads is in hand: what follows is sample tables (or, in moov, no more traks).
+    if (parent === "moov" ? walk.traks >= walk.maxTraks : found.size === wanted.size) break;
     if (++walk.boxes > maxSparseBoxes || source.extraRequests - walk.requestsBefore > maxSparseRequests) {
       throw new Error("moov walk: too many boxes or requests");
     }
-    const h = await source.read(o, 16);
+    const h = await source.read(o, 16, moovWindowBytes);
     let boxSize = u32be(h, 0) ?? 0;
     const type = ascii(h, 4, 4);
     let headerSize = 8;
@@ -77,8 +95,14 @@ async function sparseBoxes(source: RangeByteSource, start: number, end: number, 
     if (boxSize < headerSize) break;
     const boxEnd = Math.min(o + boxSize, end);
     let body: Uint8Array | undefined;
-    if (containerBoxes.has(type) && depth < maxSparseDepth) body = await sparseBoxes(source, o + headerSize, boxEnd, depth + 1, walk);
-    else if (leafBoxes.has(type)) body = await source.read(o + headerSize, boxEnd - (o + headerSize));
+    if (wanted.has(type)) {
+      found.add(type);
+      if (containerBoxes.has(type) && depth < maxSparseDepth) body = await sparseBoxes(source, type, o + headerSize, boxEnd, depth + 1, walk);
+      else if (!containerBoxes.has(type)) body = await source.read(o + headerSize, boxEnd - (o + headerSize), moovWindowBytes);
+      if (type === "trak") walk.traks += 1;
+      // Track IDs are distinct and below mvhd's next_track_ID, so there are at most next_track_ID - 1 traks.
+      if (type === "mvhd" && body) walk.maxTraks = nextTrackId(body) - 1;
+    }
     if (body) {
       const header = new Uint8Array(8);
       new DataView(header.buffer).setUint32(0, 8 + body.length);
@@ -88,6 +112,12 @@ async function sparseBoxes(source: RangeByteSource, start: number, end: number, 
     o += boxSize;
   }
   return concatBytes(parts);
+}
+
+/** mvhd's next_track_ID (after 96 bytes of version 0 fields, 108 of version 1); Infinity when absent or unset. */
+function nextTrackId(mvhd: Uint8Array): number {
+  const next = u32be(mvhd, mvhd[0] === 1 ? 108 : 96);
+  return next && next !== 0xffffffff ? next : Infinity;
 }
 /** Top-level boxes walked before giving up (ftyp, free, mdat, moov, ... : real files have a handful). */
 const maxTopLevelBoxes = 64;
@@ -112,10 +142,10 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
   let offset = 0;
   let mdatAt: number | undefined;
   for (let i = 0; i < maxTopLevelBoxes && offset + 8 <= size; i++) {
-    // The last boxes of a file (a moov written at the end), when their header is not held yet: read all that
-    // is left in one request, not the header first and then the rest.
+    // The last boxes of a file, when their header is not held yet and they are small: read all that is left in
+    // one request. Otherwise a window at the header (a moov's mvhd and first trak's headers land in it).
     const wholeTail = !source.holds(offset, 16) && size - offset <= wholeReadBytes;
-    const header = wholeTail ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16);
+    const header = wholeTail ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16, moovWindowBytes);
     let boxSize = u32be(header, 0) ?? 0;
     const type = ascii(header, 4, 4);
     let headerSize = 8;
