@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOembed } from "../support/fake-oembed.ts";
 import { startLoopbackOrigin } from "../support/loopback-origin.ts";
 import { ensurePlaygroundSamples } from "./support/samples.ts";
-import { type RunningService, startService } from "./support/service.ts";
+import { startService, type StartedService } from "../support/start-service.ts";
 
 // The playground at `/` in Debian's Chromium against the real `npm start` (wrangler dev + media runner), with
 // sample files on a loopback origin and a loopback oEmbed fake. Screenshots go to test/.fixtures/screenshots
@@ -19,7 +19,7 @@ const youtube = "https://www.youtube.com/watch?v=dQw4w9WgXcQ";
 describe("playground page", () => {
   let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;
   let oembed: Awaited<ReturnType<typeof startFakeOembed>>;
-  let service: RunningService;
+  let service: StartedService;
   let context: BrowserContext;
   let page: Page;
   let profileDir: string;
@@ -31,11 +31,13 @@ describe("playground page", () => {
     mkdirSync(shots, { recursive: true });
     origin = await startLoopbackOrigin(ensurePlaygroundSamples(root));
     oembed = await startFakeOembed();
-    service = await startService(root, {
-      // The oEmbed fake is on loopback too: the Worker's SSRF checks must let it through.
-      SSRF_ALLOWLIST: `127.0.0.1:${origin.port},127.0.0.1:${oembed.port}`,
-      OEMBED_BASE_URL: oembed.url,
-      WEBHOOK_SECRET: "whsec_" + Buffer.from("browser-secret-browser-secret-32").toString("base64"),
+    service = await startService({
+      env: {
+        // The oEmbed fake is on loopback too: the Worker's SSRF checks must let it through.
+        SSRF_ALLOWLIST: `127.0.0.1:${origin.port},127.0.0.1:${oembed.port}`,
+        OEMBED_BASE_URL: oembed.url,
+        WEBHOOK_SECRET: "whsec_" + Buffer.from("browser-secret-browser-secret-32").toString("base64"),
+      },
     });
     profileDir = mkdtempSync(join(tmpdir(), "playground-chromium-"));
     context = await chromium.launchPersistentContext(profileDir, {

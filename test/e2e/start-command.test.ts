@@ -1,22 +1,13 @@
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../support/media-fixtures.ts";
 import { startLoopbackOrigin } from "../support/loopback-origin.ts";
+import { startService, type StartedService } from "../support/start-service.ts";
 
 // The README's own start command (`npm start` = scripts/start.mjs: wrangler dev + media runner), driven over
 // real HTTP as a user would, against a loopback origin. Then SIGTERM must stop everything it started.
 const root = join(import.meta.dirname, "..", "..");
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 function processesMentioning(text: string): string[] {
   try {
@@ -30,49 +21,22 @@ function processesMentioning(text: string): string[] {
 
 describe("npm start (wrangler dev + media runner)", () => {
   let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;
-  let service: ChildProcess;
+  let service: StartedService;
   let base: string;
-  let port: number;
-  let runnerPort: number;
-  const logs: string[] = [];
 
   beforeAll(async () => {
     origin = await startLoopbackOrigin([ensureMediaFixtures(join(root, "test", ".fixtures", "media")), join(root, "test", "fixtures", "images")]);
-    port = await freePort();
-    runnerPort = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    service = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
-      cwd: root,
+    service = await startService({
       env: {
-        ...process.env,
-        INSPECT_RATE_LIMIT: "0",
-        PORT: String(port),
-        RUNNER_PORT: String(runnerPort),
         SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,
         WEBHOOK_SECRET: "whsec_" + Buffer.from("e2e-secret-e2e-secret-e2e-secret").toString("base64"),
       },
-      stdio: ["ignore", "pipe", "pipe"],
     });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`service not ready:\n${logs.join("\n")}`)), 90_000);
-      let worker = false;
-      let runner = false;
-      createInterface({ input: service.stdout! }).on("line", (line) => {
-        logs.push(line);
-        if (line.includes("Ready on")) worker = true;
-        if (line.includes("media-runner listening")) runner = true;
-        if (worker && runner) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      service.stderr!.on("data", (d) => logs.push(String(d)));
-      service.once("exit", (code) => reject(new Error(`start exited (${code}):\n${logs.join("\n")}`)));
-    });
+    base = service.base;
   }, 120_000);
 
   afterAll(async () => {
-    if (service?.exitCode === null) service.kill("SIGKILL");
+    await service?.stop("SIGKILL");
     await origin?.close();
   });
 
@@ -113,13 +77,11 @@ describe("npm start (wrangler dev + media runner)", () => {
   }, 90_000);
 
   it("stops the Worker and the runner on SIGTERM, leaving no process behind", async () => {
-    service.kill("SIGTERM");
-    const code = await new Promise<number | null>((r) => service.once("exit", r));
-    expect(code).toBe(0);
+    expect(await service.stop("SIGTERM")).toBe(0);
     await new Promise((r) => setTimeout(r, 500));
-    expect(processesMentioning(`--port ${port}`)).toEqual([]);
-    expect(processesMentioning(`entry=127.0.0.1:${port}`)).toEqual([]);
-    const runnerUp = await fetch(`http://127.0.0.1:${runnerPort}/v1/health`).then(() => true, () => false);
+    expect(processesMentioning(`--port ${service.port}`)).toEqual([]);
+    expect(processesMentioning(`entry=127.0.0.1:${service.port}`)).toEqual([]);
+    const runnerUp = await fetch(`http://127.0.0.1:${service.runnerPort}/v1/health`).then(() => true, () => false);
     expect(runnerUp).toBe(false);
   }, 30_000);
 });

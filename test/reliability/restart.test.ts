@@ -11,11 +11,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createReadStream, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../support/media-fixtures.ts";
+import { freePort } from "../support/start-service.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const token = "restart-test-token-0123456789";
@@ -23,14 +24,6 @@ const token = "restart-test-token-0123456789";
 const runnerDelayMs = 1_500;
 /** Documented bound (docs/performance.md): watchdog interval (2 s) + one runner job + start-up slack. */
 const recoveryBoundMs = 30_000;
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 /** Serves one file with Range support; requests from the runner are answered after a delay and counted. */
 async function slowForRunnerOrigin(file: string) {

@@ -34,11 +34,23 @@ export interface StartedService {
 }
 
 export interface StartOptions {
+  /** Worker and runner settings over this process's environment; `undefined` removes one (e.g. INSPECT_RATE_LIMIT). */
   env?: Record<string, string | undefined>;
   /** "npm" runs `npm start` (what a user types); "node" runs the script directly. Default "node". */
   via?: "npm" | "node";
   readyTimeoutMs?: number;
+  /**
+   * After the readiness line, wait until this many POSTs in a row get the API's own answer (default 0: no wait).
+   * wrangler dev reloads the Worker shortly after it is ready (its custom build runs again), and a POST caught by
+   * the reload gets the dev proxy's 503; suites that count every answer (load, faults, soak) wait it out.
+   */
+  settlePosts?: number;
+  /** Output lines kept, the oldest dropped first (a soak logs a lot). Default: all. */
+  maxLines?: number;
 }
+
+/** The longest the settling POSTs may take in all. */
+const settleTimeoutMs = 30_000;
 
 const readyLine = /^\[start\] ready: API (\S+)\s+docs (\S+)\s+playground (\S+)/;
 
@@ -57,9 +69,11 @@ export async function startService(options: StartOptions = {}): Promise<StartedS
       : spawn(process.execPath, [join(root, "scripts", "start.mjs")], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
+  const maxLines = options.maxLines ?? Infinity;
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on("line", (line) => {
       lines.push(line);
+      if (lines.length > maxLines) lines.splice(0, lines.length - maxLines);
       for (const w of waiters) {
         if (w.pattern.test(line)) {
           waiters.delete(w);
@@ -97,8 +111,15 @@ export async function startService(options: StartOptions = {}): Promise<StartedS
     throw error;
   }
   const [, api, docs, playground] = readyLine.exec(ready)!;
+  const base = `http://127.0.0.1:${port}`;
+  for (let ok = 0, deadline = Date.now() + settleTimeoutMs; ok < (options.settlePosts ?? 0) && Date.now() < deadline;) {
+    const status = await fetch(`${base}/api/v1/inspect`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+      .then((r) => r.status, () => 0);
+    ok = status === 400 ? ok + 1 : 0;
+    await new Promise((r) => setTimeout(r, 300));
+  }
   return {
-    base: `http://127.0.0.1:${port}`,
+    base,
     urls: { api: api!, docs: docs!, playground: playground! },
     port,
     runnerPort,
@@ -167,8 +188,8 @@ export function allCommandLines(): Map<number, string> {
   return out;
 }
 
-/** Pids of every live descendant of `pid` (from /proc/<pid>/stat), e.g. wrangler, workerd and the runner under npm. */
-export function descendants(pid: number): number[] {
+/** Every live process below `pid` (from /proc/<pid>/stat) with its command line: wrangler, workerd and the runner under npm. */
+export function processesBelow(pid: number): { pid: number; cmd: string }[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -183,15 +204,24 @@ export function descendants(pid: number): number[] {
       // Gone meanwhile.
     }
   }
-  const out: number[] = [];
+  const out: { pid: number; cmd: string }[] = [];
   const walk = (p: number) => {
     for (const c of children.get(p) ?? []) {
-      out.push(c);
+      try {
+        out.push({ pid: c, cmd: readFileSync(`/proc/${c}/cmdline`, "utf8").split("\0").join(" ") });
+      } catch {
+        continue; // Gone meanwhile.
+      }
       walk(c);
     }
   };
   walk(pid);
   return out;
+}
+
+/** Pids of every live descendant of `pid`. */
+export function descendants(pid: number): number[] {
+  return processesBelow(pid).map((p) => p.pid);
 }
 
 /** True while the process exists and is not a zombie. */
