@@ -27,7 +27,7 @@ import probeImageSize from "probe-image-size";
 import { ensureBenchMedia, benchFiles, fileSize, type BenchFile } from "./support/media.ts";
 import { startBenchOrigin, type BenchOrigin } from "./support/origin.ts";
 import { RangeTokenizer } from "./support/range-tokenizer.ts";
-import { startService, type Service } from "./support/service.ts";
+import { startService, type StartedService as Service } from "../test/support/start-service.ts";
 import { kib, median } from "./support/stats.ts";
 
 const run = promisify(execFile);
@@ -179,12 +179,12 @@ interface Row {
 }
 
 /**
- * A cached inspection against GET /health, and against a POST floor: the same POST to /api/v1/inspect with
- * an ftp: URL, which the Worker answers 400 INVALID_URL right after reading and validating the body. The floor
- * goes through everything a cached answer does except the inspection itself (middleware, JSON body, request
- * log line), so `cached - floor` is the inspection's own cost and `floor / health` what any POST with a body
- * costs over a GET under `wrangler dev` (its proxy worker forwards the body through a Durable Object and an
- * HTTP hop). Measured on 2026-11-23: floor 1.13-1.20x /health, cached within 0.0-0.3 ms of the floor.
+ * A cached inspection against GET /health of the same Worker, in both forms: GET /api/v1/inspect?url= (the same
+ * method as /health, so the difference is the inspection's own cost) and POST with a JSON body. A third series is a
+ * POST floor: the same POST with an ftp: URL, answered 400 INVALID_URL right after the body is read and validated.
+ * It goes through everything a cached POST does except the inspection, so `floor / health` is what any POST with a
+ * body costs over a GET under `wrangler dev` (its proxy worker forwards the body through a Durable Object and an
+ * HTTP hop, which production does not have) and `cached POST - floor` the inspection's own cost.
  */
 async function cachedVsHealth(service: Service, origin: BenchOrigin, file: BenchFile) {
   const url = `${origin.url}/files/${file.name}?t=cached-${runId}`;
@@ -198,27 +198,40 @@ async function cachedVsHealth(service: Service, origin: BenchOrigin, file: Bench
   };
   const post = (target: string, expectStatus?: number) =>
     once("/api/v1/inspect", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: target }) }, expectStatus);
-  const cachedCall = () => post(url);
+  const cachedGet = () => once(`/api/v1/inspect?url=${encodeURIComponent(url)}`);
+  const cachedPost = () => post(url);
   // Same length as the cached call's body; refused (400) before any inspection.
   const floorCall = () => post(url.replace(/^http:/, "ftp:").replace(/^https:/, "ftps:"), 400);
   for (let i = 0; i < 20; i++) {
     await once("/health");
-    await cachedCall();
+    await cachedGet();
+    await cachedPost();
     await floorCall();
   }
   const health: number[] = [];
-  const cached: number[] = [];
+  const viaGet: number[] = [];
+  const viaPost: number[] = [];
   const floor: number[] = [];
   const sources = new Map<string, number>();
+  const count = (body: string) => {
+    const source = (JSON.parse(body) as { responseSource?: string }).responseSource ?? "?";
+    sources.set(source, (sources.get(source) ?? 0) + 1);
+  };
+  // Interleaved, so drift (GC, CPU frequency, other load) hits every series alike.
   for (let i = 0; i < cachedRequests; i++) {
     health.push((await once("/health")).ms);
-    const r = await cachedCall();
-    cached.push(r.ms);
-    const source = (JSON.parse(r.body) as { responseSource?: string }).responseSource ?? "?";
-    sources.set(source, (sources.get(source) ?? 0) + 1);
+    const g = await cachedGet();
+    viaGet.push(g.ms);
+    count(g.body);
+    const p = await cachedPost();
+    viaPost.push(p.ms);
+    count(p.body);
     floor.push((await floorCall()).ms);
   }
-  return { file: file.name, health: median(health), cached: median(cached), postFloor: median(floor), sources: Object.fromEntries(sources) };
+  return {
+    file: file.name, health: median(health), cached: median(viaGet), cachedPost: median(viaPost), postFloor: median(floor),
+    sources: Object.fromEntries(sources),
+  };
 }
 
 function pct(bytes: number, size: number): string {
@@ -268,12 +281,17 @@ async function main(): Promise<void> {
   const origin = await startBenchOrigin(dir);
   const scratch = await mkdtemp(join(tmpdir(), "bench-"));
   console.log(`starting the service (node scripts/start.mjs), origin ${origin.url} allow-listed...`);
-  const service = await startService(root, {
-    SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,
-    FULL_WAIT_TIMEOUT_MS: "120000",
-    // Hundreds of inspections from one client: the per-client limit would answer 429.
-    INSPECT_RATE_LIMIT: "0",
-    RUNNER_DISPATCH: args.dispatch === "queue" ? "queue" : "direct",
+  const service = await startService({
+    env: {
+      SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,
+      FULL_WAIT_TIMEOUT_MS: "120000",
+      // Hundreds of inspections from one client: the per-client limit would answer 429.
+      INSPECT_RATE_LIMIT: "0",
+      RUNNER_DISPATCH: args.dispatch === "queue" ? "queue" : "direct",
+    },
+    // wrangler dev reloads the Worker once after it is ready: the first timed call must not meet that reload.
+    settlePosts: 5,
+    maxLines: 400,
   });
   const ctx: RunCtx = { service, scratch };
   const lines: string[] = [];
@@ -320,11 +338,13 @@ async function main(): Promise<void> {
     }
     if (cachedRequests > 0) {
       cached = await cachedVsHealth(service, origin, files.find((f) => f.kind === "image") ?? files[0]!);
-      const line = `\ncached inspection vs GET /health (${cachedRequests} interleaved triples with a POST floor, ${cached.file}): ` +
-        `median ${cached.cached.toFixed(2)} ms vs ${cached.health.toFixed(2)} ms = ${(cached.cached / cached.health).toFixed(2)}x; ` +
-        `responseSource ${JSON.stringify(cached.sources)}\n` +
-        `  POST floor (same POST, refused 400 before inspecting): ${cached.postFloor.toFixed(2)} ms = ${(cached.postFloor / cached.health).toFixed(2)}x /health; ` +
-        `the inspection's own cost (cached - floor): ${(cached.cached - cached.postFloor).toFixed(2)} ms`;
+      const ratio = (x: number) => `${(x / cached!.health).toFixed(2)}x`;
+      const line = `\ncached inspection vs GET /health (${cachedRequests} interleaved rounds, ${cached.file}), medians:\n` +
+        `  GET  /api/v1/inspect?url=  ${cached.cached.toFixed(2)} ms vs ${cached.health.toFixed(2)} ms = ${ratio(cached.cached)}\n` +
+        `  POST /api/v1/inspect       ${cached.cachedPost.toFixed(2)} ms = ${ratio(cached.cachedPost)}; ` +
+        `the same POST refused 400 before inspecting (the floor of any POST under wrangler dev) ${cached.postFloor.toFixed(2)} ms = ${ratio(cached.postFloor)}; ` +
+        `POST's inspection cost over that floor ${(cached.cachedPost - cached.postFloor).toFixed(2)} ms\n` +
+        `  responseSource ${JSON.stringify(cached.sources)}`;
       console.log(line);
       lines.push(line);
     }
@@ -341,7 +361,7 @@ async function main(): Promise<void> {
 }
 
 /** The issue's targets, each checked against this run's medians. */
-function targets(rows: Row[], cached: { health: number; cached: number } | undefined): string[] {
+function targets(rows: Row[], cached: { health: number; cached: number; cachedPost: number; postFloor: number } | undefined): string[] {
   const out = ["targets:"];
   const row = (file: string, tool: string) => rows.find((r) => r.file === file && r.tool === tool && r.samples.length > 0);
   for (const file of benchFiles) {
@@ -365,7 +385,8 @@ function targets(rows: Row[], cached: { health: number; cached: number } | undef
       out.push(`  fast first request ≤ 16 KiB, ${file.name}: ${first} ${n <= 16 * 1024 ? "MET" : "missed"}`);
     }
   }
-  if (cached) out.push(`  cached ≤ 1.2x /health: ${(cached.cached / cached.health).toFixed(2)}x ${cached.cached / cached.health <= 1.2 ? "MET" : "missed"}`);
+  if (cached) out.push(`  cached (GET form) ≤ 1.2x /health: ${(cached.cached / cached.health).toFixed(2)}x ${cached.cached / cached.health <= 1.2 ? "MET" : "missed"}` +
+    `; POST form ${(cached.cachedPost / cached.health).toFixed(2)}x (its floor ${(cached.postFloor / cached.health).toFixed(2)}x)`);
   return out;
 }
 

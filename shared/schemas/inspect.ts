@@ -67,6 +67,14 @@ export const InspectBody = z
   .strict().meta({ id: "InspectRequest" });
 export type InspectBody = z.infer<typeof InspectBody>;
 
+/**
+ * GET /api/v1/inspect: the same inspection with the URL in the query string, for browsers (a GET without custom
+ * headers is a CORS simple request: no preflight round trip) and for links. No webhookUrl: a GET registers no
+ * deliveries. The POST form keeps the target URL out of intermediaries' access logs.
+ */
+export const InspectByQuery = InspectQuery.extend({ url: InspectBody.shape.url });
+export type InspectByQuery = z.infer<typeof InspectByQuery>;
+
 export const Processing = z.object({
   status: z.enum(["partial", "complete"]),
   completion: z.number().min(0).max(1),

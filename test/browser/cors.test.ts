@@ -79,6 +79,22 @@ describe("CORS from a real browser (page and API on different loopback ports)", 
     expect(service.jsonLines().some((l) => l.method === "OPTIONS" && l.route === "preflight" && l.status === 204)).toBe(true);
   });
 
+  it("a GET with the URL in the query is a simple request: answered with no preflight, headers readable", async () => {
+    const preflights = () => service.jsonLines().filter((l) => l.method === "OPTIONS").length;
+    const before = preflights();
+    const result = await fetchFromPage(`${service.urls.api}?profile=fast&url=${encodeURIComponent(`${samples.url}/audio.mp3`)}`, { method: "GET" });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    if (!result.ok) return;
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.text).data.metadata.audio.codec).toBe("mp3");
+    const id = result.headers["x-request-id"]!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    // The GET's own log line is written after any preflight for it would have been.
+    await service.waitForLine(new RegExp(`"requestId":"${id}"`));
+    expect(service.jsonLines().find((l) => l.requestId === id)).toMatchObject({ method: "GET", route: "/api/v1/inspect", status: 200 });
+    expect(preflights()).toBe(before);
+  });
+
   it("an error answer is readable by the page too (415 with its envelope)", async () => {
     const result = await fetchFromPage(service.urls.api, {
       method: "POST",

@@ -211,7 +211,7 @@ describe("request id, Server-Timing and the request log", () => {
   });
 
   it("every response carries an id, even 404 and 405", async () => {
-    for (const response of [await fetch(`${service.base}/nope`), await fetch(service.urls.api)]) {
+    for (const response of [await fetch(`${service.base}/nope`), await fetch(service.urls.api, { method: "PUT" })]) {
       expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     }
   });

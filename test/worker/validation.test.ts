@@ -220,9 +220,9 @@ describe("routing", () => {
   });
 
   it.each([
-    ["GET", "/api/v1/inspect", "POST"],
-    ["PUT", "/api/v1/inspect", "POST"],
-    ["DELETE", "/api/v1/inspect", "POST"],
+    ["PATCH", "/api/v1/inspect", "GET, POST"],
+    ["PUT", "/api/v1/inspect", "GET, POST"],
+    ["DELETE", "/api/v1/inspect", "GET, POST"],
     ["POST", "/api/v1/job/abc", "GET"],
     ["POST", "/openapi.json", "GET"],
   ])("wrong method %s %s -> 405 JSON with Allow", async (method, path, allow) => {

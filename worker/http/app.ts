@@ -1,8 +1,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
 import type { Context } from "hono";
+import type { InspectBody, InspectQuery } from "../../shared/schemas/inspect.ts";
 import { setMetric, startTime, endTime, timing } from "hono/timing";
 import { getConfig } from "../config.ts";
+import { errors } from "../errors/api-error.ts";
 import { inspectUrl } from "../inspect/inspect-service.ts";
 import { getJob } from "../jobs/job-service.ts";
 import type { AppEnv } from "./app-env.ts";
@@ -11,7 +13,7 @@ import { inspectRateLimit } from "./rate-limit.ts";
 import { notFound, onError, validationHook } from "./error-handling.ts";
 import { requestBodyLimit } from "./json-body.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
-import { completionWebhook, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
+import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
 
 /** Seconds a 202 asks the caller to wait before polling its job (`Retry-After`). */
@@ -34,33 +36,17 @@ export function createApp() {
   app.use(requestLog);
   app.use(corsForConfiguredOrigins);
   app.use("/api/v1/inspect", timing({ totalDescription: "this request", crossOrigin: true }));
-  app.post("/api/v1/inspect", inspectRateLimit());
+  app.on(["GET", "POST"], "/api/v1/inspect", inspectRateLimit());
   app.post("/api/v1/inspect", requestBodyLimit);
 
   // Chained so the route types accumulate into AppType (what `hono/client` reads).
   const routes = app
-    .openapi(inspectRoute, async (c) => {
-    const body = c.req.valid("json");
-    const query = c.req.valid("query");
-    annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
-    const base = publicBaseUrl(c);
-    startTime(c, "inspect", "Durable Object round trip");
-    const outcome = await inspectUrl(c.env, body, query, base);
-    endTime(c, "inspect");
-    const { record } = outcome;
-    for (const [stage, ms] of Object.entries(record.timings)) setMetric(c, metricName(stage), ms, `stage ${stage}`);
-    annotate(c, {
-      responseSource: outcome.responseSource,
-      // Only the request that probed pulled bytes; cached and joined answers pulled none themselves.
-      bytesPulled: outcome.responseSource === "fresh" ? record.probe.bytesFetched : 0,
-      ...(outcome.pendingJobId ? { jobId: outcome.pendingJobId } : {}),
-    });
-    if (outcome.status === 202 && outcome.pendingJobId) {
-      c.header("Location", `${base}/api/v1/job/${outcome.pendingJobId}`);
-      c.header("Retry-After", String(jobPollAfterSeconds));
-    }
-    return c.json(outcome.body as never, outcome.status);
-  })
+    .openapi(inspectRoute, async (c) => answerInspection(c, c.req.valid("json"), c.req.valid("query")))
+    .openapi(inspectByQueryRoute, async (c) => {
+      const { url, ...query } = c.req.valid("query");
+      if (c.req.query("webhookUrl") !== undefined) throw errors.invalidParameter("webhookUrl needs POST /api/v1/inspect: a GET registers no deliveries.");
+      return answerInspection(c, { url }, query);
+    })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
 
@@ -90,6 +76,28 @@ export function createApp() {
   app.notFound(notFound);
   app.onError(onError);
   return routes;
+}
+
+/** One inspection answered, whichever form asked (POST body or GET query): log fields, timings, job headers. */
+async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: InspectQuery) {
+  annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
+  const base = publicBaseUrl(c);
+  startTime(c, "inspect", "inspection (edge cache or the resource's Durable Object)");
+  const outcome = await inspectUrl(c.env, body, query, base);
+  endTime(c, "inspect");
+  const { record } = outcome;
+  for (const [stage, ms] of Object.entries(record.timings)) setMetric(c, metricName(stage), ms, `stage ${stage}`);
+  annotate(c, {
+    responseSource: outcome.responseSource,
+    // Only the request that probed pulled bytes; cached and joined answers pulled none themselves.
+    bytesPulled: outcome.responseSource === "fresh" ? record.probe.bytesFetched : 0,
+    ...(outcome.pendingJobId ? { jobId: outcome.pendingJobId } : {}),
+  });
+  if (outcome.status === 202 && outcome.pendingJobId) {
+    c.header("Location", `${base}/api/v1/job/${outcome.pendingJobId}`);
+    c.header("Retry-After", String(jobPollAfterSeconds));
+  }
+  return c.json(outcome.body as never, outcome.status);
 }
 
 /** The app's type, for `hono/client` (see client/). */

@@ -9,7 +9,7 @@ import { annotate, logLine } from "./request-log.ts";
 
 /** Routes and their methods, so a wrong method gets 405 (with Allow) rather than 404. */
 const knownRoutes: { pattern: RegExp; methods: string[] }[] = [
-  { pattern: /^\/api\/v1\/inspect\/?$/, methods: ["POST"] },
+  { pattern: /^\/api\/v1\/inspect\/?$/, methods: ["GET", "POST"] },
   { pattern: /^\/api\/v1\/job\/[^/]+\/?$/, methods: ["GET"] },
   { pattern: /^\/api\/v1\/thumbnails\/[^/]+$/, methods: ["GET"] },
   { pattern: /^\/(openapi\.json|api-docs|health)$/, methods: ["GET"] },

@@ -94,7 +94,8 @@ function bindingOf(env: unknown, name: string): Limiter | undefined {
 /** Middleware for POST /api/v1/inspect: 429 with Retry-After and RateLimit fields once a client passes its limit. */
 export function inspectRateLimit(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
-    if (c.req.method !== "POST") return next();
+    // Both inspect forms (GET and POST) count; a preflight or a wrong method does not.
+    if (c.req.method !== "POST" && c.req.method !== "GET") return next();
     const config = getConfig(c.env);
     if (config.INSPECT_RATE_LIMIT === 0) return next();
     const decision = await checkRate(

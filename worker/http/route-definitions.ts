@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorBody } from "../../shared/schemas/error.ts";
-import { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
+import { EmbedResponse, InspectBody, InspectByQuery, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import { JobResource } from "../../shared/schemas/job.ts";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
 import { errorExamples as e, inspectExamples, jobExamples } from "./openapi-examples.ts";
@@ -38,7 +38,7 @@ const inspectErrors = {
     ssrfBlocked: one("SSRF_BLOCKED", e.ssrfBlocked),
   }),
   404: errorResponse("RESOURCE_NOT_FOUND: the remote server answered 404", { resourceNotFound: one("RESOURCE_NOT_FOUND", e.resourceNotFound) }),
-  405: methodNotAllowed("POST"),
+  405: methodNotAllowed("GET, POST"),
   408: errorResponse("UPSTREAM_TIMEOUT: the remote exchange passed the 10 s deadline", { timeout: one("UPSTREAM_TIMEOUT", e.timeout) }),
   413: errorResponse(
     `PAYLOAD_TOO_LARGE: the remote file exceeds 50 MB (declared or streamed), or this request's body exceeds ${maxRequestBodyBytes} bytes (checked before parsing)`,
@@ -70,6 +70,28 @@ const timingHeaders = {
   },
 };
 
+/** The inspect answers both forms share. */
+const inspectAnswers = {
+  200: {
+    description: "Inspection result (complete, cached, or fast). profile=embed answers the embed shape.",
+    headers: timingHeaders,
+    content: { "application/json": { schema: z.union([InspectResponse, EmbedResponse]), examples: inspectExamples[200] } },
+  },
+  202: {
+    description:
+      "standard profile on heavy media: the initial inspection is done; enrichments continue as `job`. Also `full` when " +
+      "the stages did not finish within FULL_WAIT_TIMEOUT_MS (default 25 s): the same answer, so the caller can poll the job.",
+    headers: {
+      ...timingHeaders,
+      Location: { description: "Absolute URL of the job to poll (GET)", schema: { type: "string" as const, format: "uri" } },
+      "Retry-After": { description: "Seconds to wait before polling the job", schema: { type: "integer" as const } },
+    },
+    content: { "application/json": { schema: InspectResponse, examples: inspectExamples[202] } },
+  },
+};
+/** A GET has no body: no 413 for its size, no 415 for its type. */
+const { 413: _bodyTooLarge, 415: _bodyType, ...inspectByQueryErrors } = inspectErrors;
+
 export const inspectRoute = createRoute({
   method: "post",
   path: "/api/v1/inspect",
@@ -85,25 +107,21 @@ export const inspectRoute = createRoute({
     query: InspectQuery,
     body: { required: true, description: "Content-Type: application/json", content: { "application/json": { schema: InspectBody } } },
   },
-  responses: {
-    200: {
-      description: "Inspection result (complete, cached, or fast). profile=embed answers the embed shape.",
-      headers: timingHeaders,
-      content: { "application/json": { schema: z.union([InspectResponse, EmbedResponse]), examples: inspectExamples[200] } },
-    },
-    202: {
-      description:
-        "standard profile on heavy media: the initial inspection is done; enrichments continue as `job`. Also `full` when " +
-        "the stages did not finish within FULL_WAIT_TIMEOUT_MS (default 25 s): the same answer, so the caller can poll the job.",
-      headers: {
-        ...timingHeaders,
-        Location: { description: "Absolute URL of the job to poll (GET)", schema: { type: "string" as const, format: "uri" } },
-        "Retry-After": { description: "Seconds to wait before polling the job", schema: { type: "integer" as const } },
-      },
-      content: { "application/json": { schema: InspectResponse, examples: inspectExamples[202] } },
-    },
-    ...inspectErrors,
-  },
+  responses: { ...inspectAnswers, ...inspectErrors },
+});
+
+export const inspectByQueryRoute = createRoute({
+  method: "get",
+  path: "/api/v1/inspect",
+  operationId: "inspectUrlByQuery",
+  tags: ["Inspection"],
+  summary: "Inspect a media URL given in the query",
+  description:
+    "The same inspection and answers as POST, with the URL as the `url` query parameter (percent-encoded). For browsers: " +
+    "a GET without custom headers is a CORS simple request, so it costs no preflight round trip; and for links. " +
+    "There is no webhookUrl here (a GET registers nothing); POST keeps the target URL out of access logs along the way.",
+  request: { query: InspectByQuery },
+  responses: { ...inspectAnswers, ...inspectByQueryErrors },
 });
 
 export const jobRoute = createRoute({
