@@ -81,7 +81,9 @@ export function validationHook(
   const message = result.error.issues
     .map((issue) => {
       if (issue.code === "unrecognized_keys") return `unknown body field(s): ${issue.keys.join(", ")} (allowed: url, webhookUrl)`;
-      const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
+      // A message that already names its field ("url is required") is not prefixed with it again.
+      const field = issue.path.join(".");
+      const where = field && !issue.message.startsWith(`${field} `) ? `${field}: ` : "";
       return `${where}${issue.message}`;
     })
     .join("; ");
