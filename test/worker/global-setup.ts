@@ -4,6 +4,7 @@ import type { TestProject } from "vitest/node";
 import { startFakeDoh } from "../support/fake-doh.ts";
 import { ensureMediaFixtures, factFixtures } from "../support/media-fixtures.ts";
 import { ensureHeadFixtures, headFixtureFiles } from "../support/head-fixtures.ts";
+import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
 import { ffprobeReference, type FfprobeReference } from "../support/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../support/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
@@ -36,6 +37,7 @@ export default async function setup(project: TestProject) {
   execFileSync(process.execPath, [join(root, "..", "scripts", "copy-docs-assets.mjs")]);
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
   ensureHeadFixtures(mediaDir, join(root, "fixtures", "images"));
+  ensureHostileMp4s(mediaDir);
   const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
   project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file) => [file,
     ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));
