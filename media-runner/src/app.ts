@@ -2,6 +2,7 @@
  * Builds the fastify app: auth, routes and the one error handler. No sockets are opened here besides the
  * loopback Range proxy, so tests drive it with app.inject.
  */
+import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import sharp from "sharp";
 import type { Dispatcher } from "undici";
@@ -14,6 +15,7 @@ import {
   type RunnerHealth,
   type RunnerResponse,
 } from "../../shared/schemas/runner.ts";
+import { RequestId } from "../../shared/schemas/request-id.ts";
 import type { RunnerConfig } from "./config.ts";
 import { RunnerError, isRunnerError } from "./errors.ts";
 import { systemResolver, type Resolver } from "./fetch/resolver.ts";
@@ -43,6 +45,8 @@ export interface AppOptions {
   /** DNS for outbound requests; tests pass a fake one. */
   resolve?: Resolver;
   logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
 
 
@@ -55,7 +59,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // sharp's cache keeps decoded files and open handles between jobs; jobs are unrelated, so it only costs memory.
   sharp.cache(false);
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger: options.logger === false ? false : { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
+    // The Worker sends the X-Request-Id of the inspection that started the job: every log line of the job
+    // carries it (as the Worker's own lines do), so an operator can follow one request across both. A missing
+    // or malformed one (the schema's bound and charset) gets a fresh id instead.
+    requestIdLogLabel: "requestId",
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && RequestId.safeParse(given).success ? given : randomUUID();
+    },
     // A URL and a few flags, plus the bytes the edge may hand over (RunnerRequest.head).
     bodyLimit: runnerRequestMaxBytes,
   });

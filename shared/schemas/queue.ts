@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { StageName } from "./stages.ts";
+import { RequestId } from "./request-id.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
 
 /** A heavy-stage job on the enrichment queue: which resource, which stages, handled by the media runner. */
@@ -19,5 +20,7 @@ export const EnrichMessage = z.object({
   durationHint: z.number().nonnegative().optional(),
   /** HLS/DASH: where the runner reads the previews (see RunnerRequest.stream). */
   stream: StreamPreviewPlan.optional(),
+  /** The X-Request-Id of the inspection that started the work (sent to the runner; in every log line about it). */
+  requestId: RequestId.optional(),
 });
 export type EnrichMessage = z.infer<typeof EnrichMessage>;

@@ -5,10 +5,12 @@ import { closable } from "./closable.ts";
 /**
  * A loopback HTTP hop in front of the real runner that injects runner faults chosen by the media URL:
  * `runner=down-N` refuses the first N calls for that URL (as if the runner were down), `runner=fail` always
- * answers 500, `runner=slow-MS` answers after MS milliseconds. Everything else is passed through unchanged. Counts calls per media URL.
+ * answers 500, `runner=slow-MS` answers after MS milliseconds. Everything else is passed through unchanged. Counts calls per media URL
+ * and keeps the X-Request-Id each call carried (passed through to the runner too).
  */
 export async function startRunnerGate(runnerUrl: string) {
   const calls = new Map<string, number>();
+  const requestIds = new Map<string, string[]>();
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -21,6 +23,8 @@ export async function startRunnerGate(runnerUrl: string) {
     }
     const n = (calls.get(mediaUrl) ?? 0) + 1;
     calls.set(mediaUrl, n);
+    const requestId = req.headers["x-request-id"];
+    requestIds.set(mediaUrl, [...(requestIds.get(mediaUrl) ?? []), typeof requestId === "string" ? requestId : ""]);
     const down = mediaUrl.match(/runner=down-(\d+)/);
     if (down && n <= Number(down[1])) return req.socket.destroy();
     const slow = mediaUrl.match(/runner=slow-(\d+)/);
@@ -31,7 +35,11 @@ export async function startRunnerGate(runnerUrl: string) {
     }
     const upstream = await fetch(new URL(req.url ?? "/", runnerUrl), {
       method: req.method,
-      headers: { "content-type": "application/json", authorization: String(req.headers.authorization ?? "") },
+      headers: {
+        "content-type": "application/json",
+        authorization: String(req.headers.authorization ?? ""),
+        ...(typeof requestId === "string" ? { "x-request-id": requestId } : {}),
+      },
       body: req.method === "POST" ? body : undefined,
     });
     res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
@@ -44,6 +52,7 @@ export async function startRunnerGate(runnerUrl: string) {
     url: `http://127.0.0.1:${port}`,
     port,
     calls: () => Object.fromEntries(calls),
+    requestIds: () => Object.fromEntries(requestIds),
     close,
   };
 }

@@ -37,6 +37,12 @@ export async function runnerCalls(mediaUrl: string): Promise<number> {
   return calls[mediaUrl] ?? 0;
 }
 
+/** The X-Request-Id of each runner call for a media URL, as the gate saw them ("" for a call without one). */
+export async function runnerRequestIds(mediaUrl: string): Promise<string[]> {
+  const ids = (await (await fetch(`${origin}/__extra/runnerRequestIds`)).json()) as Record<string, string[]>;
+  return ids[mediaUrl] ?? [];
+}
+
 export interface Delivery {
   path: string;
   headers: Record<string, string>;

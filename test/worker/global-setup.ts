@@ -73,6 +73,7 @@ export default async function setup(project: TestProject) {
   const gate = await startRunnerGate(runner.url);
   extras.webhooks = () => receiver.received;
   extras.runnerCalls = () => gate.calls();
+  extras.runnerRequestIds = () => gate.requestIds();
   extras.oembed = () => oembed.requests;
   project.provide("runnerUrl", gate.url);
   project.provide("runnerToken", runnerToken);

@@ -21,6 +21,12 @@ import type { RunnerOutcome } from "../resource/runner-results.ts";
 import { DispatchLedger, type DispatchVia } from "./dispatch-ledger.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { performRunnerWork, type RunnerWork } from "./runner-work.ts";
+import { errorField, logEvent } from "../log/event-log.ts";
+
+/** What a log line about runner work names: the resource, its stages, the inspection that asked, the error. */
+function workFields(work: RunnerWork, err: unknown): Record<string, unknown> {
+  return { resource: work.key, stages: work.stages, ...(work.requestId ? { requestId: work.requestId } : {}), error: errorField(err) };
+}
 
 /** Time after RUNNER_TIMEOUT_MS before a running call counts as lost (the call's own deadline fires first). */
 const lostMargin = 5_000;
@@ -50,9 +56,11 @@ export class RunnerDispatcher {
   ) {}
 
   /** Starts runner work for stages (already marked queued on the record). Rejects only if the queue refused. */
-  async dispatch(stages: StageName[], via: DispatchVia, attempt = 1): Promise<void> {
-    const work = this.host.work(stages);
-    if (!work) return;
+  async dispatch(stages: StageName[], via: DispatchVia, attempt = 1, requestId?: string): Promise<void> {
+    const planned = this.host.work(stages);
+    if (!planned) return;
+    // The inspection that asked for it, for the log lines (a watchdog re-dispatch has none).
+    const work: RunnerWork = requestId ? { ...planned, requestId } : planned;
     const head = this.host.takeHead();
     if (via === "queue") return this.enqueue(work, attempt, 0);
     const config = this.host.config();
@@ -60,7 +68,7 @@ export class RunnerDispatcher {
     const id = this.ledger.add({ stages, via, owner: this.incarnation, attempt, deadline: now + config.RUNNER_TIMEOUT_MS + lostMargin });
     await this.host.wakeAt(now + config.DISPATCH_WATCHDOG_MS);
     const call: Promise<void> = this.callDirect(id, work, attempt, head)
-      .catch((err) => console.error("direct runner dispatch failed; the watchdog will retry it", err))
+      .catch((err) => logEvent("error", "direct runner dispatch failed; the watchdog will retry it", workFields(work, err)))
       .finally(() => this.running.delete(call));
     this.running.add(call);
   }
@@ -83,7 +91,7 @@ export class RunnerDispatcher {
       if (decision.kind === "fail") return this.host.apply({ stages, error: decision.reason });
       this.host.noteRetry(stages, decision.reason);
       await this.enqueue({ ...work, stages }, attempt + 1, decision.delaySeconds).catch((error) =>
-        console.error("runner retry could not be queued; the watchdog will dispatch it", error));
+        logEvent("error", "runner retry could not be queued; the watchdog will dispatch it", workFields(work, error)));
       return;
     }
     this.ledger.remove(id);

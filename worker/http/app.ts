@@ -83,7 +83,7 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
   annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
   const base = publicBaseUrl(c);
   startTime(c, "inspect", "inspection (edge cache or the resource's Durable Object)");
-  const outcome = await inspectUrl(c.env, body, query, base);
+  const outcome = await inspectUrl(c.env, body, query, base, c.get("requestId"));
   endTime(c, "inspect");
   const { record } = outcome;
   for (const [stage, ms] of Object.entries(record.timings)) setMetric(c, metricName(stage), ms, `stage ${stage}`);

@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { requestId } from "hono/request-id";
 import { matchedRoutes } from "hono/route";
+import { maxRequestIdLength } from "../../shared/schemas/request-id.ts";
 import type { AppEnv, RequestLogFields } from "./app-env.ts";
 
-/** Longest caller-supplied X-Request-Id kept (hono/request-id also requires [A-Za-z0-9_=-]); else one is generated. */
-export const maxRequestIdLength = 64;
+export { maxRequestIdLength };
 
 /** X-Request-Id on every response: the caller's when sane, else a generated UUID. */
 export const requestIdentity = requestId({ limitLength: maxRequestIdLength });

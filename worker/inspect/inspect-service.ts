@@ -23,9 +23,10 @@ export interface InspectOutcome {
 
 /**
  * One inspection: validate, route to the resource's Durable Object, project for the caller. `baseUrl` is the
- * service's public origin, used for its own URLs inside HTML.
+ * service's public origin, used for its own URLs inside HTML; `requestId` follows the work it starts into the
+ * object's, the queue's and the runner's log lines.
  */
-export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery, baseUrl?: string): Promise<InspectOutcome> {
+export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery, baseUrl?: string, requestId?: string): Promise<InspectOutcome> {
   if (query.expand?.includes("rawHeaders") && !query.debug) {
     throw errors.invalidParameter("expand=rawHeaders requires debug=true.");
   }
@@ -57,6 +58,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     profile: query.profile,
     ...(match ? { provider: match } : {}),
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
+    ...(requestId ? { requestId } : {}),
   })) as unknown as InspectReply;
   if (!reply.ok) {
     // A first failure stays in this isolate; only a URL callers retry is worth a shared Cache API write.

@@ -2,6 +2,7 @@ import { getConfig, type Config } from "../config.ts";
 import { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { performRunnerWork } from "../dispatch/runner-work.ts";
 import { decideRetry } from "../dispatch/retry-policy.ts";
+import { errorField, logEvent } from "../log/event-log.ts";
 
 /**
  * Queue consumer for heavy stages, the durable retry path of runner work (the resource's object calls the
@@ -26,7 +27,7 @@ export async function handleEnrichBatch(batch: MessageBatch<unknown>, env: Env):
 async function handleMessage(message: Message<unknown>, env: Env, config: Config, deadLetter: boolean): Promise<void> {
   const parsed = EnrichMessage.safeParse(message.body);
   if (!parsed.success) {
-    console.error("dropping malformed enrich message", parsed.error.message);
+    logEvent("error", "dropping malformed enrich message", { error: parsed.error.message });
     message.ack();
     return;
   }
@@ -61,7 +62,9 @@ async function handleMessage(message: Message<unknown>, env: Env, config: Config
     }
   } catch (err) {
     // The object itself failed (e.g. restarting): the message comes back later; the object's watchdog also covers it.
-    console.error("enrich message failed", err);
+    logEvent("error", "enrich message failed", {
+      resource: job.key, stages: job.stages, ...(job.requestId ? { requestId: job.requestId } : {}), error: errorField(err),
+    });
     message.retry({ delaySeconds: config.RUNNER_RETRY_BASE_SECONDS });
   }
 }

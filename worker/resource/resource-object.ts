@@ -21,6 +21,7 @@ import type { RunnerWork } from "../dispatch/runner-work.ts";
 import { runnerHeadOf } from "../dispatch/runner-head.ts";
 import { RecordStore, type CachedError } from "./record-store.ts";
 import { addTransfer } from "./transfer.ts";
+import { errorField, logEvent } from "../log/event-log.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
 import { failStages, isComplete, markQueued, markStarted, noteRetry, pendingStages, stillPending, unmarkQueued } from "./stage-state.ts";
@@ -36,6 +37,8 @@ export interface InspectCall {
   callerUrl?: string;
   /** Inspected because a page names it: its own page:media stage does not run (no page-to-page chains). */
   nested?: boolean;
+  /** The X-Request-Id of the inspection: runner work it starts, and this object's log lines about it, carry it. */
+  requestId?: string;
 }
 
 export type PublicError = { status: number; code: string; message: string };
@@ -146,7 +149,7 @@ export class ResourceObject extends DurableObject<Env> {
       const { record: first, responseSource } = await this.currentRecord(call);
       // Runner work starts first, so that it runs while the edge stages do. A waiting caller gets a direct call.
       const via = call.profile === "fast" || call.profile === "embed" ? "queue" : this.config.RUNNER_DISPATCH;
-      await this.queueRunnerStages(this.record() ?? first, via);
+      await this.queueRunnerStages(this.record() ?? first, via, call.requestId);
       await this.runPageMedia(first, call);
       if (call.profile !== "fast") await this.runEdgeStages();
       let record = this.record() ?? first;
@@ -170,7 +173,7 @@ export class ResourceObject extends DurableObject<Env> {
       }
       return { ok: true, record, responseSource, ...(job ? { job } : {}) };
     } catch (err) {
-      const error = publicError(err);
+      const error = publicError(err, call);
       const remembered = this.rememberedError(Date.now());
       const same = remembered && remembered.status === error.status && remembered.code === error.code && remembered.message === error.message;
       return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt, repeated: err !== this.lastRemembered } : {}) };
@@ -380,14 +383,14 @@ export class ResourceObject extends DurableObject<Env> {
       }
       // The download failed (5xx, reset, timeout) after a good probe: the previews end as failed, never pending.
       const reason = err instanceof ApiError ? `${err.code}: ${err.publicMessage}` : "edge image stages failed";
-      if (!(err instanceof ApiError)) console.error("edge image stages failed", err);
+      if (!(err instanceof ApiError)) logEvent("error", "edge image stages failed", { resource: record.key, error: errorField(err) });
       failStages(record, stages, reason, "edge");
       await this.recordChanged(record);
     }
   }
 
   /** Dispatches the stages only the media runner can do, once (re-sent by the watchdog if lost). */
-  private async queueRunnerStages(record: ResourceRecord, via: "direct" | "queue"): Promise<void> {
+  private async queueRunnerStages(record: ResourceRecord, via: "direct" | "queue", requestId?: string): Promise<void> {
     const now = Date.now();
     const stages = stagesForRunner(record, this.config, now);
     if (stages.length === 0 || record.category === "embedded" || record.category === "webpage") return;
@@ -396,7 +399,7 @@ export class ResourceObject extends DurableObject<Env> {
     if (via === "direct") markStarted(record, stages, now);
     this.save(record);
     try {
-      await this.dispatcher.dispatch(stages, via);
+      await this.dispatcher.dispatch(stages, via, 1, requestId);
     } catch (err) {
       const current = this.record();
       if (current) {
@@ -485,8 +488,8 @@ export class ResourceObject extends DurableObject<Env> {
   }
 }
 
-function publicError(err: unknown): PublicError {
+function publicError(err: unknown, call: InspectCall): PublicError {
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.publicMessage };
-  console.error("resource object failure", err);
+  logEvent("error", "resource object failure", { resource: call.key, ...(call.requestId ? { requestId: call.requestId } : {}), error: errorField(err) });
   return { status: 500, code: "INTERNAL_ERROR", message: "The inspection failed unexpectedly." };
 }

@@ -21,10 +21,15 @@ const permanentCodes = new Set([
  * Cloudflare Container binding. The runner is operator infrastructure, not user input, so this is the one
  * call besides DNS that does not go through the SSRF-checked fetcher; the runner checks the media URL itself.
  */
-export async function callRunner(env: Env, config: Config, request: RunnerRequestInput): Promise<RunnerResult> {
+export async function callRunner(env: Env, config: Config, request: RunnerRequestInput, requestId?: string): Promise<RunnerResult> {
   const init: RequestInit = {
     method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${config.RUNNER_TOKEN}` },
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${config.RUNNER_TOKEN}`,
+      // The inspection that started the work: the runner's log lines for this job carry it.
+      ...(requestId ? { "x-request-id": requestId } : {}),
+    },
     body: JSON.stringify(request),
     signal: AbortSignal.timeout(config.RUNNER_TIMEOUT_MS),
   };
