@@ -2,24 +2,18 @@
  * A previews-only video job with the edge's duration (what a `full` inspection sends when the edge read the
  * metadata) runs one engine: the frame. ffprobe runs only when no frame decodes, to say what the file is.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/schemas/runner.ts";
-import { processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { processRequest, startAppWithOrigin } from "./support/harness.ts";
+import type { Origin } from "./support/origin.ts";
 
-const dir = inject("runnerFixturesDir");
 let origin: Origin;
 let app: RunnerApp;
+let close: () => Promise<void>;
 
-beforeAll(async () => {
-  origin = await startOrigin(dir);
-  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
-});
-afterAll(async () => {
-  await app.close();
-  await origin.close();
-});
+beforeAll(async () => ({ origin, app, close } = await startAppWithOrigin()));
+afterAll(() => close());
 
 const previews = ["thumbnail", "placeholder", "palette"] as const;
 

@@ -7,21 +7,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/schemas/runner.ts";
-import { processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { processRequest, startAppWithOrigin } from "./support/harness.ts";
+import type { Origin } from "./support/origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;
 let app: RunnerApp;
+let close: () => Promise<void>;
 
-beforeAll(async () => {
-  origin = await startOrigin(dir);
-  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
-});
-afterAll(async () => {
-  await app.close();
-  await origin.close();
-});
+beforeAll(async () => ({ origin, app, close } = await startAppWithOrigin()));
+afterAll(() => close());
 
 /** The source's first request (one block) is answered by the whole body and dropped after that block. */
 const firstRequestSlack = 1024 * 1024;

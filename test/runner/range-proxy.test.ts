@@ -5,21 +5,16 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerResponse } from "../../shared/schemas/runner.ts";
 import { parseRange } from "../../media-runner/src/proxy/range-header.ts";
-import { processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { processRequest, startAppWithOrigin } from "./support/harness.ts";
+import type { Origin } from "./support/origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;
 let app: RunnerApp;
+let close: () => Promise<void>;
 
-beforeAll(async () => {
-  origin = await startOrigin(dir);
-  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
-});
-afterAll(async () => {
-  await app.close();
-  await origin.close();
-});
+beforeAll(async () => ({ origin, app, close } = await startAppWithOrigin()));
+afterAll(() => close());
 
 describe("reading through the Range proxy", () => {
   it("an MP4 with moov at the end is read with Range requests, not downloaded whole", async () => {

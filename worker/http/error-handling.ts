@@ -5,6 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorCode } from "../../shared/schemas/error.ts";
 import { ApiError, errorBody } from "../errors/api-error.ts";
 import type { AppEnv } from "./app-env.ts";
+import { errorField } from "../log/event-log.ts";
 import { annotate, logLine } from "./request-log.ts";
 
 /** Routes and their methods, so a wrong method gets 405 (with Allow) rather than 404. */
@@ -67,7 +68,7 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     const { status, code, message } = clientErrorFrom(err, c);
     return errorResponse(c, status, code, message);
   }
-  logLine(c, "error", "unhandled error", { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  logLine(c, "error", "unhandled error", { error: errorField(err) });
   return errorResponse(c, 500, "INTERNAL_ERROR", "Internal error. The request was not completed.");
 }
 

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { requestId } from "hono/request-id";
 import { matchedRoutes } from "hono/route";
 import { maxRequestIdLength } from "../../shared/schemas/request-id.ts";
+import { logEvent } from "../log/event-log.ts";
 import type { AppEnv, RequestLogFields } from "./app-env.ts";
 
 export { maxRequestIdLength };
@@ -16,9 +17,7 @@ export function annotate(c: Context<AppEnv>, fields: RequestLogFields): void {
 
 /** Writes a JSON log line that carries the request id (for lines other than the per-request one). */
 export function logLine(c: Context<AppEnv>, level: "info" | "error", message: string, extra: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ level, msg: message, requestId: c.get("requestId"), ...extra });
-  if (level === "error") console.error(line);
-  else console.log(line);
+  logEvent(level, message, { requestId: c.get("requestId"), ...extra });
 }
 
 /**

@@ -53,7 +53,7 @@ const wantedChildren: Readonly<Record<string, ReadonlySet<string>>> = {
   minf: new Set(["stbl"]),
   stbl: new Set(["stsd", "stts"]),
 };
-const containerBoxes = new Set(["moov", "trak", "mdia", "minf", "stbl"]);
+const containerBoxes: ReadonlySet<string> = new Set(Object.keys(wantedChildren));
 /** Nesting walked below moov (trak > mdia > minf > stbl); boxes and requests one walk may take. */
 const maxSparseDepth = 4;
 const maxSparseBoxes = 1024;

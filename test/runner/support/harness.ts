@@ -7,6 +7,8 @@ import { loadConfig, type RunnerConfig } from "../../../media-runner/src/config.
 import type { Resolver } from "../../../media-runner/src/fetch/resolver.ts";
 import { findBinaries } from "../../../media-runner/src/media/binaries.ts";
 import type { RunnerRequestInput } from "../../../shared/schemas/runner.ts";
+import { inject } from "vitest";
+import { startOrigin, type Origin } from "./origin.ts";
 
 export const testToken = "test-token-0123456789abcdef";
 
@@ -21,6 +23,20 @@ export async function testApp(env: Record<string, string>, resolve?: Resolver): 
   const config = testConfig(env);
   const binaries = findBinaries({ pathVariable: process.env.PATH ?? "" });
   return buildApp({ config, binaries, logger: false, ...(resolve ? { resolve } : {}) });
+}
+
+/** The fixture origin and a runner app allowed to fetch from it, for one test file; `close` stops both. */
+export async function startAppWithOrigin(): Promise<{ origin: Origin; app: RunnerApp; close(): Promise<void> }> {
+  const origin = await startOrigin(inject("runnerFixturesDir"));
+  const app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
+  return {
+    origin,
+    app,
+    async close() {
+      await app.close();
+      await origin.close();
+    },
+  };
 }
 
 export function processRequest(app: RunnerApp, body: RunnerRequestInput, token: string | null = testToken) {
