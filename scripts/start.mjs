@@ -94,8 +94,13 @@ const runnerToken = settings.RUNNER_TOKEN || randomBytes(24).toString("base64url
 const runnerEntry = join(root, "media-runner", "src", "server.ts");
 const tsx = join(root, "media-runner", "node_modules", ".bin", "tsx");
 const startRunner = !settings.RUNNER_URL && existsSync(runnerEntry) && existsSync(tsx) && process.env.START_RUNNER !== "false";
+// RUNNER_INSTANCES runners on consecutive ports from RUNNER_PORT (default 1 locally); the Worker spreads jobs
+// over them and fails over between them (worker/runner/runner-pool.ts).
+const runnerCount = startRunner ? Math.max(1, Math.min(8, Number(process.env.RUNNER_INSTANCES ?? 1) || 1)) : 0;
+const runnerPorts = Array.from({ length: runnerCount }, (_, i) => String(Number(runnerPort) + i));
 if (startRunner) {
-  settings.RUNNER_URL = `http://127.0.0.1:${runnerPort}`;
+  settings.RUNNER_URL = `http://127.0.0.1:${runnerPorts[0]}`;
+  if (runnerCount > 1) settings.RUNNER_URLS = runnerPorts.map((p) => `http://127.0.0.1:${p}`).join(",");
   settings.RUNNER_TOKEN = runnerToken;
 }
 
@@ -118,37 +123,50 @@ for (const [name, value] of Object.entries(settings)) envText += envLine(name, v
 writeFileSync(envFile, envText, { mode: 0o600 });
 
 const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
-const ready = { worker: false, runner: !startRunner };
+const ready = { worker: false, ...Object.fromEntries(Array.from({ length: runnerCount }, (_, i) => [`runner${i}`, false])) };
 const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 function markReady(which) {
   if (ready[which]) return;
   ready[which] = true;
-  if (ready.worker && ready.runner) {
+  if (Object.values(ready).every(Boolean)) {
     say(`ready: API ${base}/api/v1/inspect  docs ${base}/api-docs  playground ${base}/`);
   }
 }
 
-if (startRunner) {
+/** Restarts of one runner within a minute before the script gives up and stops (a crash loop). */
+const maxRunnerRestartsPerMinute = 5;
+
+function spawnRunner(index, restarts = []) {
+  const name = runnerCount > 1 ? `runner-${index + 1}` : "runner";
   // The runner exits when its stdin closes, so it cannot outlive this script even on SIGKILL.
   const runner = spawn(tsx, [runnerEntry, "--exit-on-stdin-close"], {
     cwd: root,
     // info: the runner writes one JSON line per job (its default, warn, keeps only problems).
     // The runner fetches the same origins as the Worker, so it gets the same allow-list (local default included).
-    env: { RUNNER_LOG_LEVEL: "info", ...env, SSRF_ALLOWLIST: settings.SSRF_ALLOWLIST, RUNNER_PORT: runnerPort, RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: runnerToken },
+    env: { RUNNER_LOG_LEVEL: "info", ...env, SSRF_ALLOWLIST: settings.SSRF_ALLOWLIST, RUNNER_PORT: runnerPorts[index], RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: runnerToken },
     stdio: ["pipe", "pipe", "pipe"],
   });
   children.push(runner);
-  forward(runner, "runner");
+  forward(runner, name);
   createInterface({ input: runner.stdout }).on("line", (line) => {
-    if (line.includes("media-runner listening")) markReady("runner");
+    if (line.includes("media-runner listening")) markReady(`runner${index}`);
   });
-  runner.on("exit", (code) => {
-    if (!stopping) {
-      say(`media runner exited (${code}); stopping`);
-      stopAll(1);
+  runner.on("exit", (code, signal) => {
+    if (stopping) return;
+    children.splice(children.indexOf(runner), 1);
+    // One runner of several: the others carry on (the Worker fails over) while this one is started again.
+    const now = Date.now();
+    const recent = [...restarts.filter((t) => now - t < 60_000), now];
+    if (runnerCount > 1 && recent.length <= maxRunnerRestartsPerMinute) {
+      say(`${name} exited (${code ?? signal}); starting it again`);
+      setTimeout(() => stopping || spawnRunner(index, recent), 500);
+      return;
     }
+    say(`media runner exited (${code ?? signal}); stopping`);
+    stopAll(1);
   });
 }
+for (let i = 0; i < runnerCount; i++) spawnRunner(i);
 
 const wrangler = spawn(
   join(root, "node_modules", ".bin", "wrangler"),
@@ -166,4 +184,4 @@ wrangler.on("exit", (code) => {
     stopAll(code ?? 1);
   }
 });
-say(`starting the Worker on ${base}${startRunner ? ` and the media runner on ${settings.RUNNER_URL}` : ""}`);
+say(`starting the Worker on ${base}${startRunner ? ` and the media runner on ${runnerPorts.map((p) => `http://127.0.0.1:${p}`).join(", ")}` : ""}`);

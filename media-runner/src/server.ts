@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
-  console.log(`media-runner listening on http://${shownHost}:${port} (ffmpeg: ${binaries.ffmpeg}, ffprobe: ${binaries.ffprobe})`);
+  console.log(`media-runner listening on http://${shownHost}:${port} (pid ${process.pid}; ffmpeg: ${binaries.ffmpeg}, ffprobe: ${binaries.ffprobe})`);
 }
 
 main().catch((error: unknown) => {

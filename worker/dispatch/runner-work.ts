@@ -25,7 +25,7 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
     thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
     ...(work.durationHint !== undefined ? { durationHint: work.durationHint } : {}),
     ...(work.stream ? { stream: work.stream } : head ? { head } : {}),
-  }, work.requestId);
+  }, work.key, work.requestId);
   const { thumbnail, ...rest } = result;
   if (!thumbnail) return { stages: work.stages, result: rest };
   const key = thumbnailObjectKey(work.key, thumbnail.width, thumbnail.height);

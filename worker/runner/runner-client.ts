@@ -1,5 +1,5 @@
-import { getContainer } from "@cloudflare/containers";
 import type { Config } from "../config.ts";
+import { sendToRunners } from "./runner-pool.ts";
 import {
   RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult,
 } from "../../shared/schemas/runner.ts";
@@ -17,12 +17,13 @@ const permanentCodes = new Set([
 ]);
 
 /**
- * Calls the media runner: at RUNNER_URL when set (local dev, tests, self-hosting), otherwise through the
- * Cloudflare Container binding. The runner is operator infrastructure, not user input, so this is the one
- * call besides DNS that does not go through the SSRF-checked fetcher; the runner checks the media URL itself.
+ * Calls a media runner (runner-pool.ts picks which, by `routingKey`: the resource key): at RUNNER_URL(S) when
+ * set (local dev, tests, self-hosting), otherwise through the Cloudflare Container binding. The runner is
+ * operator infrastructure, not user input, so this is the one call besides DNS that does not go through the
+ * SSRF-checked fetcher; the runner checks the media URL itself.
  */
-export async function callRunner(env: Env, config: Config, request: RunnerRequestInput, requestId?: string): Promise<RunnerResult> {
-  const init: RequestInit = {
+export async function callRunner(env: Env, config: Config, request: RunnerRequestInput, routingKey: string, requestId?: string): Promise<RunnerResult> {
+  const init = {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -32,12 +33,10 @@ export async function callRunner(env: Env, config: Config, request: RunnerReques
     },
     body: JSON.stringify(request),
     signal: AbortSignal.timeout(config.RUNNER_TIMEOUT_MS),
-  };
+  } satisfies RequestInit;
   let response: Response;
   try {
-    response = config.RUNNER_URL
-      ? await fetch(new URL(runnerProcessPath, config.RUNNER_URL), init)
-      : await getContainer(env.MEDIA_RUNNER).fetch(new Request(`http://runner${runnerProcessPath}`, init));
+    response = await sendToRunners(env, config, routingKey, runnerProcessPath, init);
   } catch (err) {
     throw new RunnerError("RUNNER_UNREACHABLE", `media runner unreachable: ${String(err)}`, false);
   }

@@ -1,0 +1,122 @@
+/**
+ * Several runners (issue 26 item 3): `npm start` with RUNNER_INSTANCES=2 starts two media runners and the Worker
+ * spreads jobs over both by resource key (worker/runner/runner-pool.ts); when one is killed with SIGKILL in the
+ * middle of jobs, every inspection still completes (the Worker fails over to the other runner) and start.mjs
+ * starts the dead one again.
+ */
+import { createReadStream, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureMediaFixtures } from "../support/media-fixtures.ts";
+import { startService, type StartedService } from "../support/start-service.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+/** Runner reads are answered this late, so jobs are reliably in flight when a runner is killed. */
+const runnerDelayMs = 600;
+
+/** One MP4 under many paths (each a new resource key); the runner's reads are delayed and counted. */
+async function videoOrigin(file: string) {
+  const size = statSync(file).size;
+  const seen = { runner: 0 };
+  const server: Server = createServer((req, res) => {
+    const fromRunner = String(req.headers["user-agent"] ?? "").startsWith("media-inspect-runner");
+    if (fromRunner) seen.runner++;
+    const answer = () => {
+      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+      const start = m ? Number(m[1]) : 0;
+      const end = m && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+      if (start >= size) return void res.writeHead(416, { "content-range": `bytes */${size}` }).end();
+      res.writeHead(m ? 206 : 200, {
+        "content-type": "video/mp4", "accept-ranges": "bytes", "content-length": String(end - start + 1),
+        ...(m ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
+      });
+      createReadStream(file, { start, end }).pipe(res);
+    };
+    if (fromRunner) setTimeout(answer, runnerDelayMs);
+    else answer();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port, seen,
+    url: (name: string) => `http://127.0.0.1:${port}/clips/${name}/video-moov-end.mp4`,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** pid of each runner process, from its own `media-runner listening on ... (pid P; ...)` line (the latest start of each). */
+function runnerPids(lines: string[]): Map<string, number> {
+  const pids = new Map<string, number>();
+  for (const line of lines) {
+    const m = /^\[(runner-\d)\] media-runner listening on \S+ \(pid (\d+);/.exec(line);
+    if (m) pids.set(m[1]!, Number(m[2]));
+  }
+  return pids;
+}
+
+/** pids of the runners that logged a finished job, with the count of each. */
+function jobsByPid(lines: string[]): Map<number, number> {
+  const jobs = new Map<number, number>();
+  for (const line of lines) {
+    if (!line.startsWith("{") || !line.includes('"job"')) continue;
+    const entry = JSON.parse(line) as { pid?: number; job?: { outcome?: string } };
+    if (entry.pid !== undefined && entry.job?.outcome === "ok") jobs.set(entry.pid, (jobs.get(entry.pid) ?? 0) + 1);
+  }
+  return jobs;
+}
+
+describe("two runners under npm start (RUNNER_INSTANCES=2)", () => {
+  let origin: Awaited<ReturnType<typeof videoOrigin>>;
+  let service: StartedService;
+
+  beforeAll(async () => {
+    const media = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
+    origin = await videoOrigin(join(media, "video-moov-end.mp4"));
+    service = await startService({ env: { RUNNER_INSTANCES: "2", SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` } });
+  }, 150_000);
+  afterAll(async () => {
+    await service?.stop();
+    await origin?.close();
+  });
+
+  const inspectFull = async (name: string) => {
+    const res = await fetch(`${service.base}/api/v1/inspect?profile=full`, {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: origin.url(name) }),
+    });
+    const body = (await res.json()) as { data?: { preview?: { thumbnail?: { url?: string } } }; processing?: { status?: string } };
+    return { status: res.status, body };
+  };
+
+  it("spreads jobs over both runners by resource key", async () => {
+    const pids = runnerPids(service.lines);
+    expect(pids.size).toBe(2);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => inspectFull(`spread-${i}`)));
+    for (const a of answers) {
+      expect(a.status, JSON.stringify(a.body)).toBe(200);
+      expect(a.body.data?.preview?.thumbnail?.url).toBeTruthy();
+    }
+    const jobs = jobsByPid(service.lines);
+    for (const pid of pids.values()) expect(jobs.get(pid) ?? 0, `jobs per runner pid: ${JSON.stringify([...jobs])}`).toBeGreaterThan(0);
+  });
+
+  it("loses no inspection when one runner is killed mid-job, and the dead runner is started again", async () => {
+    const before = runnerPids(service.lines);
+    const victim = before.get("runner-1")!;
+    const readsBefore = origin.seen.runner;
+    const pending = Promise.all(Array.from({ length: 6 }, (_, i) => inspectFull(`kill-${Date.now()}-${i}`)));
+    // Kill runner-1 once the runners are reading (jobs in flight).
+    const until = Date.now() + 30_000;
+    while (origin.seen.runner < readsBefore + 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    process.kill(victim, "SIGKILL");
+    const answers = await pending;
+    for (const a of answers) {
+      expect(a.status, JSON.stringify(a.body)).toBe(200);
+      expect(a.body.data?.preview?.thumbnail?.url, JSON.stringify(a.body)).toBeTruthy();
+    }
+    const restartedBy = Date.now() + 30_000;
+    while (runnerPids(service.lines).get("runner-1") === victim && Date.now() < restartedBy) await new Promise((r) => setTimeout(r, 100));
+    expect(runnerPids(service.lines).get("runner-1")).not.toBe(victim);
+  });
+});
