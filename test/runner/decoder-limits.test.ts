@@ -13,8 +13,10 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ffmpegOutputBoundArgs, safeInputArgs } from "../../media-runner/src/media/engine-args.ts";
+import { readImageMetadata } from "../../media-runner/src/media/image-decode.ts";
+import { hlsInputArgs } from "../../media-runner/src/proxy/hls-input-args.ts";
 import {
-  engineAddressSpaceBytes, engineMaxAllocBytes, engineMaxStreams, engineThreads, probeAnalyzeMicroseconds, probeSizeBytes,
+  engineAddressSpaceBytes, engineMaxAllocBytes, engineMaxStreams, engineThreads, probeAnalyzeMicroseconds, probeSizeBytes, stillMaxAllocBytes,
 } from "../../media-runner/src/media/limits.ts";
 import type { RunnerError } from "../../media-runner/src/errors.ts";
 import { probe } from "../../media-runner/src/media/ffprobe.ts";
@@ -279,9 +281,37 @@ describe("engine arguments and process limits", () => {
     expect(frame.lastIndexOf("-threads")).toBeGreaterThan(frame.indexOf("-i"));
   });
 
+  it("every engine argument list carries the bounds: plain, still, HLS/DASH preview (a stand-in engine echoes them)", async () => {
+    const failing = join(work, "echo-args-fail.sh");
+    // Arguments on stderr, exit 1: each caller puts the engine's stderr in its error's detail.
+    await writeFile(failing, "#!/bin/sh\nprintf '%s\\n' \"$@\" >&2\nexit 1\n", { mode: 0o755 });
+    const detail = (run: Promise<unknown>) => run.then(() => [] as string[], (e: RunnerError) => (e.detail ?? "").split("\n"));
+    const hlsFrame = await detail(extractFrame("http://127.0.0.1:9/m/x/0/index.m3u8", 0, {
+      ffmpeg: failing, timeoutMs: 5_000, maxPixels: 1000, maxPx: 64, mode: "exact", inputArgs: hlsInputArgs(1000),
+    }));
+    const bmpHead = Buffer.concat([Buffer.from("BM"), Buffer.alloc(30)]);
+    const still = await detail(readImageMetadata(join(work, "none.bmp"), bmpHead, { ffmpeg: failing, timeoutMs: 5_000, maxPixels: 1000 }));
+    const lists = { plain: safeInputArgs(1000), hls: hlsInputArgs(1000), hlsFrame };
+    for (const [name, args] of Object.entries(lists)) {
+      expect(option(args, "-max_alloc"), name).toBe(String(engineMaxAllocBytes));
+      expect(option(args, "-max_streams"), name).toBe(String(engineMaxStreams));
+      expect(option(args, "-probesize"), name).toBe(String(probeSizeBytes));
+      expect(args, name).toContain("-analyzeduration");
+      expect(args[args.indexOf("-threads") + 1], name).toBe(String(engineThreads));
+      expect(option(args, "-max_pixels"), name).toBe("1000");
+    }
+    // The HLS preview's input bounds are the plain ones, value for value (one list, not a copy).
+    const bounds = (args: string[]) => ["-max_alloc", "-max_streams", "-probesize", "-analyzeduration", "-threads", "-max_pixels", "-recv_buffer_size"]
+      .map((name) => args[args.indexOf(name) + 1]);
+    expect(bounds(lists.hls)).toEqual(bounds(lists.plain));
+    expect(option(still, "-max_alloc")).toBe(String(stillMaxAllocBytes(1000)));
+    expect(still[still.indexOf("-threads") + 1]).toBe(String(engineThreads));
+    expect(option(still, "-max_pixels")).toBe("1000");
+  });
+
   it("ffprobe accepts the bounds", async () => {
     const result = await runProcess("ffprobe", ["-hide_banner", "-loglevel", "error", ...safeInputArgs(50_000_000),
-      "-print_format", "json", "-show_streams", `${origin.url}/files/no-audio.mp4`], { timeoutMs: 10_000, maxStdoutBytes: MB });
+      "-print_format", "json", "-show_streams", `${origin.url}/files/no-audio.mp4`], { timeoutMs: 10_000, maxStdoutBytes: MB, httpProxy: origin.url });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.toString()).toContain("\"codec_name\": \"h264\"");
   });

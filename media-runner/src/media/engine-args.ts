@@ -19,10 +19,20 @@ export function safeInputArgs(maxPixels: number): string[] {
   return [
     "-protocol_whitelist", "http,tcp",
     "-format_whitelist", allowedDemuxers.join(","),
+    ...engineReconnectArgs,
+    ...engineInputBoundArgs(maxPixels),
+  ];
+}
+
+/**
+ * The bounds of every engine input read over HTTP, plain sources and HLS/DASH previews alike (hls-input-args.ts
+ * adds its own whitelists to these, never a second list).
+ */
+export function engineInputBoundArgs(maxPixels: number): string[] {
+  return [
     // A small, fixed socket buffer: the proxy can only push what the engine is about to read, so a
     // connection dropped after a seek has not pulled megabytes from the origin into kernel buffers.
     "-recv_buffer_size", String(engineSocketBufferBytes),
-    ...engineReconnectArgs,
     // A decoder refuses frames larger than this (a video-sized decompression bomb).
     "-max_pixels", String(maxPixels),
     // What a hostile container can make the demuxer read, create and allocate (see limits.ts).

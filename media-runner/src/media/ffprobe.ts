@@ -48,6 +48,8 @@ export interface ProbeOptions {
   timeoutMs: number;
   maxPixels: number;
   signal?: AbortSignal;
+  /** The runner's proxy, the only HTTP server ffprobe may reach (run-process.ts). */
+  httpProxy?: string;
 }
 
 /** ffprobe's JSON is small; more than this means something is wrong. */
@@ -58,7 +60,10 @@ export async function probe(input: string, options: ProbeOptions): Promise<Ffpro
     options.ffprobe,
     ["-hide_banner", "-loglevel", "error", ...safeInputArgs(options.maxPixels),
       "-print_format", "json", "-show_format", "-show_streams", input],
-    { timeoutMs: options.timeoutMs, maxStdoutBytes: maxProbeOutputBytes, ...(options.signal ? { signal: options.signal } : {}) },
+    {
+      timeoutMs: options.timeoutMs, maxStdoutBytes: maxProbeOutputBytes,
+      ...(options.signal ? { signal: options.signal } : {}), ...(options.httpProxy ? { httpProxy: options.httpProxy } : {}),
+    },
   );
   if (result.code !== 0) throw new RunnerError("CORRUPT_MEDIA", "the file could not be read as media", engineDiagnostics(result.stderr));
   let json: unknown;

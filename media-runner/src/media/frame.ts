@@ -17,6 +17,8 @@ export interface FrameOptions {
   signal?: AbortSignal;
   /** Input options replacing safeInputArgs (an HLS stream read through a manifest session: hls-input-args.ts). */
   inputArgs?: readonly string[];
+  /** The runner's proxy, the only HTTP server ffmpeg may reach (run-process.ts). */
+  httpProxy?: string;
 }
 
 /** Packets ffmpeg reads to learn stream parameters before seeking (microseconds of media). */
@@ -72,7 +74,10 @@ export async function extractFrame(input: string, timeSeconds: number, options: 
       "-frames:v", "1", "-vf", filter, ...ffmpegOutputBoundArgs(),
       "-f", "image2pipe", "-c:v", "png", "pipe:1",
     ],
-    { timeoutMs: options.timeoutMs, maxStdoutBytes: maxFrameBytes, ...(options.signal ? { signal: options.signal } : {}) },
+    {
+      timeoutMs: options.timeoutMs, maxStdoutBytes: maxFrameBytes,
+      ...(options.signal ? { signal: options.signal } : {}), ...(options.httpProxy ? { httpProxy: options.httpProxy } : {}),
+    },
   );
   if (result.code !== 0) throw new RunnerError("CORRUPT_MEDIA", "no frame could be decoded", engineDiagnostics(result.stderr));
   return result.stdout.length > 0 ? result.stdout : undefined;

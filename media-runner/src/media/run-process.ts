@@ -15,6 +15,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** RLIMIT_AS of the child; default engineAddressSpaceBytes(). */
   addressSpaceBytes?: number;
+  /**
+   * The runner's loopback proxy (http://127.0.0.1:<port>): every HTTP request of the child is sent to it,
+   * whatever URL it names. Without one the child can open no HTTP connection at all (engineNoNetworkProxy).
+   */
+  httpProxy?: string;
 }
 
 export interface RunResult {
@@ -58,10 +63,32 @@ export function limitedCommand(command: string, args: readonly string[], address
   return [prlimitPath, [`--as=${addressSpaceBytes}`, "--", command, ...args]];
 }
 
+/**
+ * The proxy of a child that needs no network: ffmpeg's tcp protocol refuses port 0 ("Port missing in uri")
+ * before it creates a socket, so every HTTP open fails without a connection.
+ */
+export const engineNoNetworkProxy = "http://127.0.0.1:0";
+
+/** Proxy variables a child must not inherit: no_proxy would exempt hosts from the proxy, the others redirect it. */
+const proxyVariables = new Set(["http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"]);
+
+/**
+ * The engine's environment: the runner's, less every proxy variable, plus http_proxy. ffmpeg's http protocol
+ * reads http_proxy on every open (nested HLS opens, redirects and crypto-wrapped URLs included) and then
+ * connects to the proxy only, sending the target as an absolute-form request line; the proxy answers only
+ * targets it registered (range-proxy.ts). A URL that escaped every other check still reaches nothing else.
+ */
+export function engineEnvironment(httpProxy: string | undefined, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(base)) if (!proxyVariables.has(name.toLowerCase())) env[name] = value;
+  env.http_proxy = httpProxy ?? engineNoNetworkProxy;
+  return env;
+}
+
 export function runProcess(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const [file, argv] = limitedCommand(command, args, options.addressSpaceBytes ?? engineAddressSpaceBytes());
-    const child = spawn(file, argv, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, argv, { stdio: ["ignore", "pipe", "pipe"], env: engineEnvironment(options.httpProxy) });
     const chunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = "";

@@ -49,7 +49,7 @@ export async function runAvJob(
     // Nothing is readable when ffprobe is not: that fails the whole job (422 CORRUPT_MEDIA).
     const probed: FfprobeOutput = await timings.time("metadata", () =>
       engineStep(source, () =>
-        probe(input, { ffprobe: binaries.ffprobe, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, signal })));
+        probe(input, { ffprobe: binaries.ffprobe, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, signal, httpProxy: ctx.proxy.baseUrl })));
     const video = videoStream(probed);
     const audio = audioStream(probed);
     if (!video && !audio) throw new RunnerError("UNSUPPORTED_MEDIA", "the file has no audio or video stream");
@@ -90,7 +90,7 @@ export async function runAvJob(
  */
 async function representativeRaster(input: string, duration: number | undefined, maxPx: number, ctx: JobContext): Promise<Raster> {
   const { config, binaries, signal } = ctx;
-  const options = { ffmpeg: binaries.ffmpeg, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, maxPx, signal };
+  const options = { ffmpeg: binaries.ffmpeg, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, maxPx, signal, httpProxy: ctx.proxy.baseUrl };
   const time = representativeTime(duration);
   let fallback: Raster | undefined;
   for (const mode of ["keyframe-before", "keyframe-after", "exact"] as const) {

@@ -40,7 +40,7 @@ export async function runStreamJob(request: RunnerRequest, plan: StreamPreviewPl
       () => timings.time("frame", async () => {
         const png = await extractFrame(opened.url, 0, {
           ffmpeg: binaries.ffmpeg, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, maxPx: request.thumbnailMaxPx,
-          mode: "exact", signal, inputArgs: hlsInputArgs(config.maxDecodePixels),
+          mode: "exact", signal, inputArgs: hlsInputArgs(config.maxDecodePixels), httpProxy: ctx.proxy.baseUrl,
         }).catch((error: unknown) => {
           throw session.failure ?? error;
         });

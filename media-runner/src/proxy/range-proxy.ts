@@ -11,6 +11,10 @@
  * and ask again from where the answer ended. Without this the proxy pushed whatever the kernel's socket send
  * buffer took (it grows to 4 MiB on loopback, and Node cannot cap it), all pulled from the origin, and an
  * engine that read 100 KB and then seeked left megabytes pulled for nothing.
+ *
+ * The engines run with this proxy as their HTTP proxy (run-process.ts), so every request they make arrives here
+ * in absolute form (`GET http://host:port/path`). The proxy never forwards: a request whose target is not this
+ * proxy itself gets 403, so a URL that reached an engine around the manifest model opens no connection anywhere.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -57,10 +61,16 @@ export class RangeProxy {
   private readonly routes: ProxyRoute[] = [];
   private server: Server | undefined;
   private base = "";
+  private refused = 0;
 
   /** Listens on 127.0.0.1, port chosen by the system. */
   async start(): Promise<void> {
     const server = createServer((req, res) => void this.handle(req, res));
+    // A tunnel (an engine asked for https through its proxy) is a target elsewhere: refused like the others.
+    server.on("connect", (_req, socket: import("node:stream").Duplex) => {
+      this.refused++;
+      socket.end("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+    });
     server.keepAliveTimeout = 2_000;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -81,6 +91,29 @@ export class RangeProxy {
   /** http://127.0.0.1:<port>, once started. */
   get baseUrl(): string {
     return this.base;
+  }
+
+  /** Requests refused because they named a target other than this proxy (an engine asked for the world). */
+  get refusedTargets(): number {
+    return this.refused;
+  }
+
+  /**
+   * Accepts an origin-form target (/path) or an absolute-form one naming this proxy (rewritten to its path).
+   * Any other target is never contacted.
+   */
+  private ownTarget(req: IncomingMessage): boolean {
+    const target = req.url ?? "";
+    if (target.startsWith("/")) return true;
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return false;
+    }
+    if (url.protocol !== "http:" || url.username !== "" || url.password !== "" || url.origin !== this.base) return false;
+    req.url = url.pathname + url.search;
+    return true;
   }
 
   /** Extra paths served before /source/ (HLS manifest sessions, see manifest-session.ts). */
@@ -124,6 +157,10 @@ export class RangeProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.ownTarget(req)) {
+      this.refused++;
+      return void res.writeHead(403, { connection: "close" }).end();
+    }
     for (const route of this.routes) if (await route(req, res)) return;
     const id = /^\/source\/([\w-]+)$/.exec(req.url ?? "")?.[1];
     const entry = id ? this.sources.get(id) : undefined;

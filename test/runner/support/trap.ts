@@ -11,8 +11,12 @@ export interface Trap {
 
 export async function startTrap(host: string): Promise<Trap> {
   let count = 0;
+  const sockets = new Set<import("node:net").Socket>();
   const server = createServer((socket) => {
     count++;
+    // A client that keeps its end open (ffmpeg dialling the trap) would otherwise hold close() forever.
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
     socket.end("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nno");
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
@@ -20,6 +24,9 @@ export async function startTrap(host: string): Promise<Trap> {
     host,
     port: (server.address() as AddressInfo).port,
     connections: () => count,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    }),
   };
 }
