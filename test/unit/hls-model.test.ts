@@ -161,12 +161,28 @@ describe("what is written back", () => {
   });
 });
 
+describe("segment tags between EXTINF and its URI", () => {
+  it("are kept and written before the segment they describe (ffmpeg applies them at the URI)", () => {
+    const text = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXTINF:2,", "#EXT-X-DISCONTINUITY", "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z",
+      '#EXT-X-MAP:URI="init.mp4"', "#EXT-X-KEY:METHOD=NONE", "a.m4s", "#EXT-X-ENDLIST", ""].join("\n");
+    const lines = rewrite(text).split("\n");
+    const segment = lines.findIndex((l) => l.includes("/segment/"));
+    for (const tag of ["#EXT-X-DISCONTINUITY", "#EXT-X-PROGRAM-DATE-TIME", "#EXT-X-MAP", "#EXT-X-KEY"]) {
+      const at = lines.findIndex((l) => l.startsWith(tag));
+      expect(at, tag).toBeGreaterThan(-1);
+      expect(at, tag).toBeLessThan(segment);
+    }
+    expect(lines[segment - 1]).toMatch(/^#EXTINF:2/);
+  });
+});
+
 describe("lines the model cannot represent", () => {
   for (const [name, text, code] of [
     ["no #EXTM3U", "#EXTINF:2,\nseg0.ts\n", "CORRUPT_MEDIA"],
     ["a URI with nothing before it", "#EXTM3U\nseg0.ts\n", "CORRUPT_MEDIA"],
     ["a non-numeric duration", "#EXTM3U\n#EXTINF:two,\nseg0.ts\n", "CORRUPT_MEDIA"],
-    ["a tag between EXTINF and its URI", "#EXTM3U\n#EXTINF:2,\n#EXT-X-MAP:URI=\"x\"\nseg0.ts\n", "CORRUPT_MEDIA"],
+    ["a second EXTINF before the URI", "#EXTM3U\n#EXTINF:2,\n#EXTINF:3,\nseg0.ts\n", "CORRUPT_MEDIA"],
+    ["a rendition between EXTINF and its URI", "#EXTM3U\n#EXTINF:2,\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"x\"\nseg0.ts\n", "CORRUPT_MEDIA"],
     ["a STREAM-INF without BANDWIDTH", "#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv.m3u8\n", "CORRUPT_MEDIA"],
     ["a dangling EXTINF", "#EXTM3U\n#EXTINF:2,\n", "CORRUPT_MEDIA"],
     ["an unknown key method", "#EXTM3U\n#EXT-X-KEY:METHOD=ROT13,URI=\"k\"\n#EXTINF:2,\na.ts\n", "CORRUPT_MEDIA"],

@@ -113,6 +113,12 @@ export function parseHlsPlaylist(text: string, base: URL): HlsPlaylist {
     const item = parseTag(tag, value, base, lineNumber);
     if (item === undefined) continue;
     if (item === "EXTM3U") throw corrupt(`line ${lineNumber} repeats #EXTM3U`);
+    if (pendingSegment && segmentStateKinds.has(item.kind)) {
+      // Real playlists put these between EXTINF and the URI too; ffmpeg applies them when the URI comes, so
+      // writing them before the segment means the same.
+      items.push(item);
+      continue;
+    }
     if (pendingVariant || (pendingSegment && item.kind !== "byterange")) {
       // ffmpeg would tie the pending tag to a later URI across this one: refuse instead of guessing.
       throw corrupt(`line ${lineNumber} comes between a tag and the URI it describes`);
@@ -135,6 +141,9 @@ export function parseHlsPlaylist(text: string, base: URL): HlsPlaylist {
   if (variants > 0 && segments > 0) throw corrupt("it mixes variants and media segments");
   return { master: variants > 0 || items.some((item) => item.kind === "media"), items };
 }
+
+/** Tags that set state for the next segment: allowed between an EXTINF and its URI. */
+const segmentStateKinds: ReadonlySet<string> = new Set(["discontinuity", "program-date-time", "key", "map"]);
 
 /** Only tab among the C0 controls (and DEL): ffmpeg ends a line at CR and NUL, which LF-splitting would not. */
 function checkCharacters(line: string, lineNumber: number): void {
