@@ -21,7 +21,7 @@ import { RunnerError, isRunnerError } from "./errors.ts";
 import { systemResolver, type Resolver } from "./fetch/resolver.ts";
 import { createSsrfAgent } from "./fetch/ssrf-agent.ts";
 import { bearerMatches } from "./http/auth.ts";
-import { JobLimiter } from "./http/job-limiter.ts";
+import { FairScheduler, flowOf } from "./http/fair-scheduler.ts";
 import { Shutdown, handBackRetryAfterSeconds } from "./http/shutdown.ts";
 import type { Binaries } from "./media/binaries.ts";
 import { processJob } from "./pipeline/process-job.ts";
@@ -78,7 +78,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     resolve: options.resolve ?? systemResolver,
     connectTimeoutMs: config.fetchTimeoutMs,
   });
-  const limiter = new JobLimiter(config.concurrency, config.maxQueue);
+  const limiter = new FairScheduler({
+    concurrency: config.concurrency,
+    maxRunning: config.maxRunning,
+    perFlowRunning: config.originJobs,
+    maxQueue: config.maxQueue,
+    perFlowQueue: config.originQueue,
+    lendAfterMs: config.slotLendMs,
+  });
   const shutdown = new Shutdown();
   app.decorate("shutdown", shutdown);
   app.addHook("onClose", async () => {
@@ -138,7 +145,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // A job still waiting for a slot when shutdown begins is handed back at once (ticket.handedBack).
       const result = await Promise.race([
         ticket.handedBack,
-        limiter.run(() => {
+        // Each origin waits in its own line; a waiting job whose caller hangs up leaves it at once.
+        limiter.run(flowOf(parsed.data.url), () => {
           if (ticket.signal.aborted) throw ticket.signal.reason;
           ticket.started();
           started = performance.now();
@@ -151,7 +159,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             }
             throw error;
           });
-        }),
+        }, AbortSignal.any([cancel.signal, ticket.signal])),
       ]);
       logJob("ok");
       return result;

@@ -22,6 +22,12 @@ const Env = z.object({
   RUNNER_CONCURRENCY: integer(1, 64).default(2),
   /** Jobs allowed to wait for a slot; beyond that the runner answers 503 RUNNER_BUSY. */
   RUNNER_MAX_QUEUE: integer(0, 10_000).default(32),
+  /** Jobs under way at once, those that lent their slot included (bounds memory); default 8 per slot. */
+  RUNNER_MAX_RUNNING: integer(1, 1_024).optional(),
+  /** Jobs of one origin under way at once; default RUNNER_CONCURRENCY. */
+  RUNNER_ORIGIN_JOBS: integer(1, 1_024).optional(),
+  /** A job still running after this many ms (waiting on a slow origin, as a rule) lends its slot to the next job. */
+  RUNNER_SLOT_LEND_MS: integer(10, 600_000).default(1_000),
   /** Cap on bytes pulled from the origin per job (and on the announced size): the shared 50 MiB. */
   RUNNER_MAX_SOURCE_BYTES: integer(1, 2 ** 40).default(MAX_SOURCE_BYTES),
   /** Deadline of each outbound request (connect, headers and body). */
@@ -47,12 +53,24 @@ const Env = z.object({
   RUNNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
 });
 
+/** Default jobs under way per busy slot (RUNNER_MAX_RUNNING): room for lent slots, still a bound on memory. */
+export const RUNNING_PER_SLOT = 8;
+/** One origin may fill at most this fraction of the queue (1 / ORIGIN_QUEUE_SHARE), so others still get in. */
+export const ORIGIN_QUEUE_SHARE = 4;
+
 export interface RunnerConfig {
   port: number;
   host: string;
   token: string;
   concurrency: number;
   maxQueue: number;
+  /** Jobs under way at once, lent slots included. */
+  maxRunning: number;
+  /** Jobs of one origin under way at once. */
+  originJobs: number;
+  /** Jobs of one origin waiting at once. */
+  originQueue: number;
+  slotLendMs: number;
   maxSourceBytes: number;
   fetchTimeoutMs: number;
   maxRedirects: number;
@@ -92,6 +110,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     token: e.RUNNER_TOKEN,
     concurrency: e.RUNNER_CONCURRENCY,
     maxQueue: e.RUNNER_MAX_QUEUE,
+    maxRunning: e.RUNNER_MAX_RUNNING ?? e.RUNNER_CONCURRENCY * RUNNING_PER_SLOT,
+    originJobs: e.RUNNER_ORIGIN_JOBS ?? e.RUNNER_CONCURRENCY,
+    originQueue: Math.max(1, Math.ceil(e.RUNNER_MAX_QUEUE / ORIGIN_QUEUE_SHARE)),
+    slotLendMs: e.RUNNER_SLOT_LEND_MS,
     maxSourceBytes: e.RUNNER_MAX_SOURCE_BYTES,
     fetchTimeoutMs: e.RUNNER_FETCH_TIMEOUT_MS,
     maxRedirects: e.RUNNER_MAX_REDIRECTS,

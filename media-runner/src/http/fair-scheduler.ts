@@ -1,0 +1,177 @@
+/**
+ * Which waiting job gets the next runner slot (issue 20 items 7 and 8). The old single FIFO let one caller's
+ * slow-origin jobs hold every slot and queue ahead of everyone else. Here:
+ *
+ * - jobs wait per flow (their origin), and a free slot goes to the waiting flow with the fewest running jobs,
+ *   among equals the one whose last start is oldest (a new flow has none), so a new origin's job is next
+ *   whatever another origin has queued, and origins with waiting jobs take turns;
+ * - an origin runs at most `perFlowRunning` jobs at once and queues at most `perFlowQueue`, so it cannot take
+ *   all the capacity or fill the whole queue;
+ * - `concurrency` counts busy jobs only: a job still running after `lendAfterMs` (jobs here take well under a
+ *   second unless they wait on a slow origin; a job's CPU-heavy steps have their own process limits) lends its
+ *   slot to the next waiter. `maxRunning` bounds the jobs under way in all, lent ones included, so memory
+ *   stays bounded;
+ * - a waiting job whose signal fires (the caller went away, shutdown) leaves the queue at once.
+ *
+ * Beyond the queue bounds the runner answers 503 RUNNER_BUSY at once rather than letting latency grow.
+ */
+import { RunnerError } from "../errors.ts";
+
+export interface FairOptions {
+  /** Busy jobs at once (about one per core). */
+  concurrency: number;
+  /** Jobs under way at once, lent ones included. */
+  maxRunning: number;
+  /** Jobs of one flow under way at once. */
+  perFlowRunning: number;
+  /** Jobs waiting in all. */
+  maxQueue: number;
+  /** Jobs of one flow waiting. */
+  perFlowQueue: number;
+  /** After this long a running job stops counting against `concurrency`. */
+  lendAfterMs: number;
+}
+
+interface Waiter {
+  flow: Flow;
+  start: () => void;
+}
+
+interface Flow {
+  key: string;
+  running: number;
+  queue: Waiter[];
+  /** Sequence number of this flow's latest start (0: none yet). */
+  lastStart: number;
+}
+
+/** The flow of a job: its origin (scheme, host, port). */
+export function flowOf(url: string): string {
+  return new URL(url).origin;
+}
+
+export class FairScheduler {
+  private readonly flows = new Map<string, Flow>();
+  /** Flows with waiting jobs (at most maxQueue). */
+  private ring: Flow[] = [];
+  private starts = 0;
+  private waiting = 0;
+  private running = 0;
+  private busy = 0;
+
+  constructor(readonly options: FairOptions) {}
+
+  get concurrency(): number {
+    return this.options.concurrency;
+  }
+
+  /** Jobs under way (lent ones included). */
+  get active(): number {
+    return this.running;
+  }
+
+  get queued(): number {
+    return this.waiting;
+  }
+
+  /** Running and waiting jobs of one flow (tests, diagnostics). */
+  load(flowKey: string): { running: number; queued: number } {
+    const flow = this.flows.get(flowKey);
+    return { running: flow?.running ?? 0, queued: flow?.queue.length ?? 0 };
+  }
+
+  /** Runs `job` when the flow's turn comes; rejects with RUNNER_BUSY when the queue bounds are reached. */
+  run<T>(flowKey: string, job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    const flow = this.flows.get(flowKey) ?? { key: flowKey, running: 0, queue: [], lastStart: 0 };
+    if (this.canStart(flow) && flow.queue.length === 0 && this.ring.length === 0) {
+      this.flows.set(flowKey, flow);
+      return this.start(flow, job);
+    }
+    if (this.waiting >= this.options.maxQueue || flow.queue.length >= this.options.perFlowQueue) {
+      return Promise.reject(new RunnerError("RUNNER_BUSY", "the runner is at capacity; retry later"));
+    }
+    this.flows.set(flowKey, flow);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        const i = flow.queue.indexOf(waiter);
+        if (i < 0) return;
+        flow.queue.splice(i, 1);
+        this.waiting -= 1;
+        if (flow.queue.length === 0) this.ring = this.ring.filter((f) => f !== flow);
+        this.forget(flow);
+        reject(signal!.reason);
+      };
+      const waiter: Waiter = {
+        flow,
+        start: () => {
+          signal?.removeEventListener("abort", onAbort);
+          this.start(flow, job).then(resolve, reject);
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      flow.queue.push(waiter);
+      this.waiting += 1;
+      if (flow.queue.length === 1) this.ring.push(flow);
+      this.pump();
+    });
+  }
+
+  private canStart(flow: Flow): boolean {
+    const o = this.options;
+    return this.busy < o.concurrency && this.running < o.maxRunning && flow.running < o.perFlowRunning;
+  }
+
+  private start<T>(flow: Flow, job: () => Promise<T>): Promise<T> {
+    flow.running += 1;
+    flow.lastStart = ++this.starts;
+    this.running += 1;
+    this.busy += 1;
+    let lent = false;
+    const lend = setTimeout(() => {
+      lent = true;
+      this.busy -= 1;
+      this.pump();
+    }, this.options.lendAfterMs);
+    lend.unref();
+    const finish = () => {
+      clearTimeout(lend);
+      flow.running -= 1;
+      this.running -= 1;
+      if (!lent) this.busy -= 1;
+      this.forget(flow);
+      this.pump();
+    };
+    let result: Promise<T>;
+    try {
+      result = job();
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    return result.finally(finish);
+  }
+
+  /**
+   * Starts waiting jobs while capacity allows: the eligible flow with the fewest running jobs first, then the
+   * one served longest ago. A linear scan: the ring holds at most maxQueue flows.
+   */
+  private pump(): void {
+    while (this.ring.length > 0) {
+      let best: Flow | undefined;
+      for (const flow of this.ring) {
+        if (!this.canStart(flow)) continue;
+        if (!best || flow.running < best.running || (flow.running === best.running && flow.lastStart < best.lastStart)) best = flow;
+      }
+      if (!best) return;
+      const waiter = best.queue.shift()!;
+      this.waiting -= 1;
+      if (best.queue.length === 0) this.ring = this.ring.filter((f) => f !== best);
+      waiter.start();
+    }
+  }
+
+  /** An idle flow is dropped, so the map holds only flows with running or waiting jobs. */
+  private forget(flow: Flow): void {
+    if (flow.running === 0 && flow.queue.length === 0) this.flows.delete(flow.key);
+  }
+}

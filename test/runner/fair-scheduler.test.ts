@@ -1,0 +1,135 @@
+// Issue 20 items 7 and 8: one origin's jobs cannot hold every runner slot or the whole queue. Unit cases drive
+// FairScheduler with jobs the test releases by hand (start order is the property, not timing); the last case
+// runs the real app: jobs whose origin stalls do not delay another origin's job until their deadlines.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { FairScheduler, type FairOptions } from "../../media-runner/src/http/fair-scheduler.ts";
+import { isRunnerError } from "../../media-runner/src/errors.ts";
+import { processRequest, testApp } from "./support/harness.ts";
+import { startOrigin, type Origin } from "./support/origin.ts";
+
+const base: FairOptions = { concurrency: 1, maxRunning: 4, perFlowRunning: 1, maxQueue: 8, perFlowQueue: 8, lendAfterMs: 60_000 };
+
+/** A job the test ends by hand; `started` lists job names in start order. */
+function harness(options: Partial<FairOptions> = {}) {
+  const scheduler = new FairScheduler({ ...base, ...options });
+  const started: string[] = [];
+  const release = new Map<string, () => void>();
+  const submit = (flow: string, name: string, signal?: AbortSignal) =>
+    scheduler.run(flow, () => {
+      started.push(name);
+      return new Promise<string>((resolve) => release.set(name, () => resolve(name)));
+    }, signal);
+  const finish = async (name: string) => {
+    release.get(name)!();
+    // Let the settled job's finally and the next start run.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  return { scheduler, started, submit, finish };
+}
+
+describe("FairScheduler", () => {
+  it("gives the next slot to a new origin, not to the origin that queued first", async () => {
+    const { started, submit, finish } = harness();
+    const jobs = ["a1", "a2", "a3", "a4"].map((n) => submit("http://a", n));
+    const b = submit("http://b", "b1");
+    expect(started).toEqual(["a1"]);
+    await finish("a1");
+    // A FIFO would start a2 here, and b1 only after a4.
+    expect(started).toEqual(["a1", "b1"]);
+    await finish("b1");
+    for (const n of ["a2", "a3", "a4"]) await finish(n);
+    expect(started).toEqual(["a1", "b1", "a2", "a3", "a4"]);
+    await Promise.all([...jobs, b]);
+  });
+
+  it("takes turns between origins with waiting jobs, the one served longest ago first", async () => {
+    const { started, submit, finish } = harness();
+    const all = [submit("http://a", "a1"), submit("http://a", "a2"), submit("http://a", "a3"), submit("http://b", "b1"), submit("http://b", "b2"), submit("http://c", "c1")];
+    for (const n of ["a1", "b1", "c1", "a2", "b2", "a3"]) await finish(n);
+    expect(started).toEqual(["a1", "b1", "c1", "a2", "b2", "a3"]);
+    await Promise.all(all);
+  });
+
+  it("a job running past lendAfterMs lends its slot, within maxRunning and the origin's share", async () => {
+    const { scheduler, started, submit, finish } = harness({ lendAfterMs: 30, maxRunning: 2 });
+    const a = [submit("http://a", "a1"), submit("http://a", "a2")];
+    const b = submit("http://b", "b1");
+    const c = submit("http://c", "c1");
+    expect(started).toEqual(["a1"]);
+    await new Promise((r) => setTimeout(r, 80));
+    // a1 still runs (its origin is slow) but no longer holds the slot: b1 started; a2 waits (a's share is 1),
+    // and c1 waits too although b1 lent its slot as well: two jobs under way is maxRunning.
+    expect(started).toEqual(["a1", "b1"]);
+    expect([scheduler.active, scheduler.queued]).toEqual([2, 2]);
+    await finish("a1");
+    expect(started).toEqual(["a1", "b1", "c1"]);
+    for (const n of ["b1", "c1", "a2"]) await finish(n);
+    await Promise.all([...a, b, c]);
+  });
+
+  it("one origin fills at most its share of the queue; others are still admitted", async () => {
+    const { submit, finish } = harness({ perFlowQueue: 2, maxQueue: 3 });
+    const a = [submit("http://a", "a1"), submit("http://a", "a2"), submit("http://a", "a3")];
+    const refused = await submit("http://a", "a4").catch((e: unknown) => e);
+    expect(isRunnerError(refused) && refused.code).toBe("RUNNER_BUSY");
+    const b = submit("http://b", "b1");
+    const full = await submit("http://c", "c1").catch((e: unknown) => e);
+    expect(isRunnerError(full) && full.code).toBe("RUNNER_BUSY");
+    for (const n of ["a1", "b1", "a2", "a3"]) await finish(n);
+    await Promise.all([...a, b]);
+  });
+
+  it("a waiting job whose caller goes away leaves the queue at once", async () => {
+    const { scheduler, started, submit, finish } = harness();
+    const a1 = submit("http://a", "a1");
+    const gone = new AbortController();
+    const b1 = submit("http://b", "b1", gone.signal);
+    expect(scheduler.queued).toBe(1);
+    gone.abort(new Error("caller went away"));
+    await expect(b1).rejects.toThrow("caller went away");
+    expect(scheduler.queued).toBe(0);
+    await finish("a1");
+    expect(started).toEqual(["a1"]);
+    expect(scheduler.load("http://b")).toEqual({ running: 0, queued: 0 });
+    await a1;
+  });
+});
+
+describe("the runner under stalling origins", () => {
+  let stalling: Origin;
+  let good: Origin;
+  beforeAll(async () => {
+    stalling = await startOrigin(inject("runnerFixturesDir"), "127.0.0.1");
+    good = await startOrigin(inject("runnerFixturesDir"), "127.0.0.2");
+  });
+  afterAll(async () => {
+    await stalling.close();
+    await good.close();
+  });
+
+  it("jobs stalled on one origin do not hold another origin's job until their deadlines", async () => {
+    const fetchTimeoutMs = 3_000;
+    const app = await testApp({
+      SSRF_ALLOWLIST: `127.0.0.1:${stalling.port},127.0.0.2:${good.port}`,
+      RUNNER_CONCURRENCY: "1",
+      RUNNER_FETCH_TIMEOUT_MS: String(fetchTimeoutMs),
+      RUNNER_SLOT_LEND_MS: "300",
+    });
+    try {
+      const stalled = Array.from({ length: 2 }, (_, i) =>
+        processRequest(app, { url: `${stalling.url}/stall/tone.mp3?n=${i}`, category: "audio", stages: ["metadata"] }));
+      await new Promise((r) => setTimeout(r, 100));
+      const started = performance.now();
+      const res = await processRequest(app, { url: `${good.url}/files/tone.mp3`, category: "audio", stages: ["metadata"] });
+      const ms = performance.now() - started;
+      expect(res.statusCode).toBe(200);
+      // A FIFO would start it after both stalled jobs' deadlines (2 x 3 s); here it waits for one lend.
+      expect(ms).toBeLessThan(fetchTimeoutMs);
+      const answers = await Promise.all(stalled);
+      expect(answers.map((r) => r.json().error?.code)).toEqual(Array(2).fill("UPSTREAM_TIMEOUT"));
+    } finally {
+      await app.close();
+    }
+  });
+});
