@@ -113,7 +113,7 @@ export function parseHlsPlaylist(text: string, base: URL): HlsPlaylist {
     const item = parseTag(tag, value, base, lineNumber);
     if (item === undefined) continue;
     if (item === "EXTM3U") throw corrupt(`line ${lineNumber} repeats #EXTM3U`);
-    if (pendingSegment && segmentStateKinds.has(item.kind)) {
+    if (pendingSegment && isSegmentState(item)) {
       // Real playlists put these between EXTINF and the URI too; ffmpeg applies them when the URI comes, so
       // writing them before the segment means the same.
       items.push(item);
@@ -143,7 +143,9 @@ export function parseHlsPlaylist(text: string, base: URL): HlsPlaylist {
 }
 
 /** Tags that set state for the next segment: allowed between an EXTINF and its URI. */
-const segmentStateKinds: ReadonlySet<string> = new Set(["discontinuity", "program-date-time", "key", "map"]);
+function isSegmentState(item: TagItem): item is Extract<HlsItem, { kind: "discontinuity" | "program-date-time" | "key" | "map" }> {
+  return typeof item === "object" && (item.kind === "discontinuity" || item.kind === "program-date-time" || item.kind === "key" || item.kind === "map");
+}
 
 /** Only tab among the C0 controls (and DEL): ffmpeg ends a line at CR and NUL, which LF-splitting would not. */
 function checkCharacters(line: string, lineNumber: number): void {
