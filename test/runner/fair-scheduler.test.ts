@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { FairScheduler, type FairOptions } from "../../media-runner/src/http/fair-scheduler.ts";
 import { isRunnerError } from "../../media-runner/src/errors.ts";
+import { lentEngineNice } from "../../media-runner/src/media/engine-priority.ts";
+import { runProcess } from "../../media-runner/src/media/run-process.ts";
 import { processRequest, testApp } from "./support/harness.ts";
 import { startOrigin, type Origin } from "./support/origin.ts";
 
@@ -131,5 +133,22 @@ describe("the runner under stalling origins", () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("a lent job's engines yield the CPU", () => {
+  // The engine reports its own nice value (field 19 of /proc/self/stat) after the lend has happened.
+  const niceAfter = (lendAfterMs: number) => {
+    const scheduler = new FairScheduler({ ...base, lendAfterMs });
+    return scheduler.run("http://origin.test", async () => {
+      const { stdout } = await runProcess("sh", ["-c", "sleep 0.5; cut -d' ' -f19 /proc/$$/stat"], { timeoutMs: 5_000, maxStdoutBytes: 64 });
+      return Number(stdout.toString().trim());
+    });
+  };
+
+  it("runs a lent job's engines at the lent nice value, a job holding its slot at the runner's", async () => {
+    const [lent, holding] = await Promise.all([niceAfter(100), niceAfter(60_000)]);
+    expect(lent).toBe(lentEngineNice);
+    expect(holding).toBe(0);
   });
 });

@@ -16,6 +16,7 @@
  * Beyond the queue bounds the runner answers 503 RUNNER_BUSY at once rather than letting latency grow.
  */
 import { RunnerError } from "../errors.ts";
+import { EnginePriority, withEnginePriority } from "../media/engine-priority.ts";
 
 export interface FairOptions {
   /** Busy jobs at once (about one per core). */
@@ -128,9 +129,12 @@ export class FairScheduler {
     this.running += 1;
     this.busy += 1;
     let lent = false;
+    const priority = new EnginePriority();
     const lend = setTimeout(() => {
       lent = true;
       this.busy -= 1;
+      // The job that takes the slot gets the CPU first (engine-priority.ts).
+      priority.lower();
       this.pump();
     }, this.options.lendAfterMs);
     lend.unref();
@@ -144,7 +148,7 @@ export class FairScheduler {
     };
     let result: Promise<T>;
     try {
-      result = job();
+      result = withEnginePriority(priority, job);
     } catch (error) {
       result = Promise.reject(error);
     }

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { RunnerError } from "../errors.ts";
+import { currentEnginePriority } from "./engine-priority.ts";
 import { engineAddressSpaceBytes } from "./limits.ts";
 
 export interface RunOptions {
@@ -89,6 +90,7 @@ export function runProcess(command: string, args: readonly string[], options: Ru
   return new Promise((resolve, reject) => {
     const [file, argv] = limitedCommand(command, args, options.addressSpaceBytes ?? engineAddressSpaceBytes());
     const child = spawn(file, argv, { stdio: ["ignore", "pipe", "pipe"], env: engineEnvironment(options.httpProxy) });
+    const untrack = child.pid !== undefined ? currentEnginePriority()?.track(child.pid) : undefined;
     const chunks: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = "";
@@ -118,6 +120,7 @@ export function runProcess(command: string, args: readonly string[], options: Ru
       stderr = (stderr + text).slice(-maxStderrChars);
     });
     const settle = () => {
+      untrack?.();
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
     };
