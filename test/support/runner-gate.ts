@@ -33,6 +33,7 @@ export async function startRunnerGate(runnerUrl: string) {
       res.writeHead(500, { "content-type": "application/json" });
       return res.end(JSON.stringify({ status: "error", error: { code: "INTERNAL_ERROR", message: "injected failure" } }));
     }
+    // The runner may be gone already (the suite is ending while a background job is still under way).
     const upstream = await fetch(new URL(req.url ?? "/", runnerUrl), {
       method: req.method,
       headers: {
@@ -41,9 +42,12 @@ export async function startRunnerGate(runnerUrl: string) {
         ...(typeof requestId === "string" ? { "x-request-id": requestId } : {}),
       },
       body: req.method === "POST" ? body : undefined,
-    });
+    }).catch(() => undefined);
+    if (!upstream) return req.socket.destroy();
+    const answer = await upstream.arrayBuffer().catch(() => undefined);
+    if (!answer) return req.socket.destroy();
     res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
-    res.end(Buffer.from(await upstream.arrayBuffer()));
+    res.end(Buffer.from(answer));
   });
   const close = closable(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -15,6 +15,8 @@ import { requestBodyLimit } from "./json-body.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
 import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
+import { answerCaching, notModified } from "./answer-caching.ts";
+import { isComplete } from "../resource/stage-state.ts";
 
 /** Seconds a 202 asks the caller to wait before polling its job (`Retry-After`). */
 export const jobPollAfterSeconds = 2;
@@ -97,6 +99,10 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
     c.header("Location", `${base}/api/v1/job/${outcome.pendingJobId}`);
     c.header("Retry-After", String(jobPollAfterSeconds));
   }
+  const complete = outcome.status === 200 && isComplete(record);
+  const caching = await answerCaching(outcome.body, record, outcome.responseSource, complete);
+  for (const [name, value] of Object.entries(caching.headers)) c.header(name, value);
+  if (complete && notModified(c.req.method, c.req.header("if-none-match"), caching.etag)) return c.body(null, 304) as never;
   return c.json(outcome.body as never, outcome.status);
 }
 

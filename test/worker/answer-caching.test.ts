@@ -1,0 +1,72 @@
+// Issue 25 item 1: inspect answers are cacheable. A complete answer has a strong ETag that does not depend on
+// where it was answered from, Cache-Control for the rest of its record's life, Cache-Status (RFC 9211) and Age
+// consistent with responseSource; GET with If-None-Match gets 304; partial answers and 202s are never stored.
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { inspect, media } from "./helpers.ts";
+
+async function get(url: string, query = "", headers: Record<string, string> = {}) {
+  const params = new URLSearchParams(query);
+  params.set("url", url);
+  const response = await SELF.fetch(`http://service/api/v1/inspect?${params}`, { headers });
+  const text = await response.text();
+  return { status: response.status, text, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+describe("cacheable inspect answers", () => {
+  it("a complete answer: strong ETag, Cache-Control with the record's remaining life, Cache-Status and Age", async () => {
+    const url = media("png-opaque.png");
+    const fresh = await get(url, "profile=standard");
+    expect(fresh.status, fresh.text).toBe(200);
+    expect(fresh.body.responseSource).toBe("fresh");
+    const etag = fresh.headers.get("etag")!;
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const maxAge = Number(/^public, max-age=(\d+), stale-while-revalidate=60$/.exec(fresh.headers.get("cache-control") ?? "")?.[1]);
+    // RECORD_TTL_SECONDS is 24 h by default.
+    expect(maxAge).toBeGreaterThan(86_000);
+    expect(maxAge).toBeLessThanOrEqual(86_400);
+    expect(fresh.headers.get("cache-status")).toBe(`media-inspect; fwd=miss; stored; ttl=${maxAge}`);
+    expect(fresh.headers.get("age")).toBe("0");
+
+    const cached = await get(url, "profile=standard");
+    expect(cached.body.responseSource).toBe("cache");
+    // The same record through the same query: the same tag, wherever it was answered from.
+    expect(cached.headers.get("etag")).toBe(etag);
+    expect(cached.headers.get("cache-status")).toMatch(/^media-inspect; hit; ttl=\d+$/);
+    expect(Number(cached.headers.get("age"))).toBeGreaterThanOrEqual(0);
+
+    // Another view of the same record is another representation.
+    const other = await get(url, "profile=standard&fields=metadata");
+    expect(other.headers.get("etag")).not.toBe(etag);
+  });
+
+  it("GET with If-None-Match naming the current answer gets 304 with its validators; a stale tag gets 200; POST never 304", async () => {
+    const url = media("png-opaque.png");
+    const first = await get(url, "profile=standard");
+    const etag = first.headers.get("etag")!;
+    const revalidated = await get(url, "profile=standard", { "if-none-match": etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.text).toBe("");
+    expect(revalidated.headers.get("etag")).toBe(etag);
+    expect(revalidated.headers.get("cache-control")).toMatch(/^public, max-age=\d+/);
+    const weak = await get(url, "profile=standard", { "if-none-match": `W/${etag}` });
+    expect(weak.status).toBe(304);
+    const stale = await get(url, "profile=standard", { "if-none-match": '"0123456789abcdef0123456789abcdef"' });
+    expect(stale.status).toBe(200);
+    const posted = await inspect(url, "profile=standard", { headers: { "if-none-match": etag } });
+    expect(posted.status).toBe(200);
+  });
+
+  it("partial answers and 202s are no-store, and never 304", async () => {
+    const partial = await get(media("video-moov-end.mp4"), "profile=fast");
+    expect(partial.status, partial.text).toBe(200);
+    expect(partial.body.processing.status).not.toBe("complete");
+    expect(partial.headers.get("cache-control")).toBe("no-store");
+    expect(partial.headers.get("cache-status")).toMatch(/^media-inspect; fwd=miss(; collapsed)?$/);
+    const again = await get(media("video-moov-end.mp4"), "profile=fast", { "if-none-match": partial.headers.get("etag")! });
+    expect(again.status).toBe(200);
+    const accepted = await get(media("video-moov-end.mp4"), "profile=standard");
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get("cache-control")).toBe("no-store");
+  });
+});

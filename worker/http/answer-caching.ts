@@ -1,0 +1,50 @@
+/**
+ * HTTP caching of inspect answers (RFC 9110 validators, RFC 9111 Cache-Control and Age, RFC 9211 Cache-Status):
+ * a browser, CDN or client cache can keep a complete answer for the rest of its record's life and revalidate
+ * it with If-None-Match; answers still changing (partial, 202) are never stored.
+ */
+import type { ResourceRecord } from "../../shared/schemas/record.ts";
+import { etagMatches } from "./thumbnail-handler.ts";
+
+/** The service's name in Cache-Status (RFC 9211: each cache names itself). */
+export const cacheStatusName = "media-inspect";
+/** After max-age, a cache may serve the answer this long while it revalidates in the background. */
+export const staleWhileRevalidateSeconds = 60;
+
+export type ResponseSource = "fresh" | "cache" | "inflight";
+
+export interface AnswerCaching {
+  etag: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * The ETag is a digest of the body without the fields that say how this one request was answered
+ * (`responseSource`, `cached`): the same record seen through the same query has the same tag whether it came
+ * from the edge cache or the object, so a revalidation after a fresh answer still gets its 304. Strong: the
+ * bytes of the body are exactly determined by what is hashed.
+ */
+export async function answerCaching(body: unknown, record: ResourceRecord, source: ResponseSource, complete: boolean, now = Date.now()): Promise<AnswerCaching> {
+  const shape = body && typeof body === "object" ? { ...(body as Record<string, unknown>), responseSource: undefined, cached: undefined } : body;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(shape)));
+  const etag = `"${[...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
+  const ttl = Math.max(0, Math.floor((record.expiresAt - now) / 1000));
+  const age = source === "fresh" ? 0 : Math.max(0, Math.floor((now - record.updatedAt) / 1000));
+  const cacheStatus = source === "cache"
+    ? `${cacheStatusName}; hit; ttl=${ttl}`
+    : `${cacheStatusName}; fwd=miss${source === "inflight" ? "; collapsed" : complete ? "; stored" : ""}${complete ? `; ttl=${ttl}` : ""}`;
+  return {
+    etag,
+    headers: {
+      etag,
+      "cache-control": complete && ttl > 0 ? `public, max-age=${ttl}, stale-while-revalidate=${staleWhileRevalidateSeconds}` : "no-store",
+      "cache-status": cacheStatus,
+      age: String(age),
+    },
+  };
+}
+
+/** A GET whose If-None-Match names the current answer gets 304 (only safe methods can: RFC 9110 13.1.2). */
+export function notModified(method: string, ifNoneMatch: string | undefined, etag: string): boolean {
+  return (method === "GET" || method === "HEAD") && etagMatches(ifNoneMatch, etag);
+}
