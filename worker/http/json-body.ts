@@ -1,6 +1,5 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { errorBody } from "../errors/api-error.ts";
-import type { AppEnv } from "./app-env.ts";
 import { discardRest } from "./discard-body.ts";
 
 /**
@@ -17,7 +16,7 @@ const tooLargeMessage = `The request body exceeds ${maxRequestBodyBytes} bytes; 
  * at most the limit, and the read stops at the first chunk past it: nothing beyond the limit is kept. What the
  * client still sends is discarded, bounded (discard-body.ts), before answering, so the connection stays usable.
  */
-export const requestBodyLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const requestBodyLimit: MiddlewareHandler = async (c, next) => {
   const request = c.req.raw;
   if (!request.body) return next();
   const declared = request.headers.get("content-length");
@@ -41,6 +40,6 @@ export const requestBodyLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
-function tooLarge(c: Parameters<MiddlewareHandler<AppEnv>>[0]) {
+function tooLarge(c: Context) {
   return c.json(errorBody("PAYLOAD_TOO_LARGE", tooLargeMessage), 413);
 }
