@@ -1,4 +1,4 @@
-// Issue 15, findings 4/9 (per-client limit on POST /api/v1/inspect) and 7 (per-target-host webhook limit).
+// Issue 15, findings 4/9 (per-client limit on /api/v1/inspect; HEAD counted too: issue 20, item 3) and 7 (per-target-host webhook limit).
 // The test project disables both limits (every test is one client); here the middleware runs on its own app
 // with the limits set, once with the isolate-local counter and once with a binding like Cloudflare's.
 import { Hono } from "hono";
@@ -12,6 +12,21 @@ function appWith(env: Record<string, unknown>) {
   app.post("/api/v1/inspect", (c) => c.json({ ok: true }));
   return (ip: string) => app.request("/api/v1/inspect", { method: "POST", headers: { "cf-connecting-ip": ip } }, env as unknown as Env);
 }
+
+describe("HEAD, GET and POST /api/v1/inspect per client", () => {
+  it("counts every request routed to it: HEAD (Hono answers it with the GET route) as much as GET and POST", async () => {
+    // Wired as worker/http/app.ts wires it: mounted on GET and POST; Hono routes HEAD to GET.
+    const app = new Hono<{ Bindings: Env }>();
+    app.on(["GET", "POST"], "/api/v1/inspect", inspectRateLimit());
+    app.on(["GET", "POST"], "/api/v1/inspect", (c) => c.json({ ok: true }));
+    const env = { INSPECT_RATE_LIMIT: "2", INSPECT_RATE_PERIOD_SECONDS: "60" } as unknown as Env;
+    const ip = `203.0.113.${Math.floor(Math.random() * 200)}-${crypto.randomUUID()}`;
+    const call = (method: string) => app.request("/api/v1/inspect", { method, headers: { "cf-connecting-ip": ip } }, env);
+    const statuses: number[] = [];
+    for (const method of ["HEAD", "HEAD", "HEAD", "GET", "POST"]) statuses.push((await call(method)).status);
+    expect(statuses).toEqual([200, 200, 429, 429, 429]);
+  });
+});
 
 describe("POST /api/v1/inspect per client", () => {
   it("answers 429 with Retry-After and RateLimit fields past the limit, per client (local counter)", async () => {

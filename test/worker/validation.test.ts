@@ -220,11 +220,11 @@ describe("routing", () => {
   });
 
   it.each([
-    ["PATCH", "/api/v1/inspect", "GET, POST"],
-    ["PUT", "/api/v1/inspect", "GET, POST"],
-    ["DELETE", "/api/v1/inspect", "GET, POST"],
-    ["POST", "/api/v1/job/abc", "GET"],
-    ["POST", "/openapi.json", "GET"],
+    ["PATCH", "/api/v1/inspect", "GET, HEAD, POST"],
+    ["PUT", "/api/v1/inspect", "GET, HEAD, POST"],
+    ["DELETE", "/api/v1/inspect", "GET, HEAD, POST"],
+    ["POST", "/api/v1/job/abc", "GET, HEAD"],
+    ["POST", "/openapi.json", "GET, HEAD"],
   ])("wrong method %s %s -> 405 JSON with Allow", async (method, path, allow) => {
     const response = await SELF.fetch(`http://service${path}`, { method });
     expect(response.headers.get("allow")).toBe(allow);

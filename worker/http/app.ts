@@ -10,8 +10,9 @@ import { getJob } from "../jobs/job-service.ts";
 import type { AppEnv } from "./app-env.ts";
 import { corsForConfiguredOrigins } from "./cors.ts";
 import { inspectRateLimit } from "./rate-limit.ts";
-import { notFound, onError, validationHook } from "./error-handling.ts";
+import { notFound, onError, validationHook, wrongMethod } from "./error-handling.ts";
 import { requestBodyLimit } from "./json-body.ts";
+import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
 import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
@@ -32,12 +33,17 @@ const metricName = (stage: string) => `stage-${stage.replace(/[^A-Za-z0-9_-]/g, 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  // Order matters: the id first (every later line and response carries it), then the log line (it sees the
-  // final status), CORS (preflights answered before routing), then per-route limits before any parsing (the per-client rate limit, then the body size).
+  // Order matters: nosniff outermost (it lands on every answer, whoever wrote it), the id (every later line and
+  // response carries it), the log line (it sees the final status), the 405 check (turns the 404 of a path served
+  // under other methods into 405), CORS (preflights answered before routing), then per-route limits before any
+  // parsing (the per-client rate limit, then the body size).
+  app.use(noSniff);
   app.use(requestIdentity);
   app.use(requestLog);
+  app.use(wrongMethod(app));
   app.use(corsForConfiguredOrigins);
   app.use("/api/v1/inspect", timing({ totalDescription: "this request", crossOrigin: true }));
+  // Every method that reaches an inspection is counted: GET (and HEAD, which Hono routes to GET) and POST.
   app.on(["GET", "POST"], "/api/v1/inspect", inspectRateLimit());
   app.post("/api/v1/inspect", requestBodyLimit);
 

@@ -1,4 +1,5 @@
-import type { Context } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { methodNotAllowed } from "hono/method-not-allowed";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -8,22 +9,20 @@ import type { AppEnv } from "./app-env.ts";
 import { errorField } from "../log/event-log.ts";
 import { annotate, logLine } from "./request-log.ts";
 
-/** Routes and their methods, so a wrong method gets 405 (with Allow) rather than 404. */
-const knownRoutes: { pattern: RegExp; methods: string[] }[] = [
-  { pattern: /^\/api\/v1\/inspect\/?$/, methods: ["GET", "POST"] },
-  { pattern: /^\/api\/v1\/job\/[^/]+\/?$/, methods: ["GET"] },
-  { pattern: /^\/api\/v1\/thumbnails\/[^/]+$/, methods: ["GET"] },
-  { pattern: /^\/(openapi\.json|api-docs|health)$/, methods: ["GET"] },
-];
+/**
+ * 405 with `Allow` for a path that is served under other methods, built by Hono from the routes as declared
+ * (so the table cannot drift from what is served): a GET route also answers HEAD, and `Allow` says so.
+ */
+export function wrongMethod(app: Hono<AppEnv, any, any>): MiddlewareHandler<AppEnv> {
+  return methodNotAllowed<AppEnv>({
+    app,
+    onMethodNotAllowed: (c, methods) =>
+      errorResponse(c, 405, "METHOD_NOT_ALLOWED", `${c.req.method} is not allowed here; use ${methods.join(", ")}.`, { allow: methods.join(", ") }),
+  });
+}
 
 export function notFound(c: Context<AppEnv>): Response {
   const path = new URL(c.req.url).pathname;
-  const route = knownRoutes.find((r) => r.pattern.test(path));
-  if (route) {
-    return errorResponse(c, 405, "METHOD_NOT_ALLOWED", `${c.req.method} is not allowed here; use ${route.methods.join(", ")}.`, {
-      allow: route.methods.join(", "),
-    });
-  }
   return errorResponse(c, 404, "NOT_FOUND", `No route for ${c.req.method} ${path}. See /api-docs.`);
 }
 

@@ -1,6 +1,6 @@
-import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import type { Context, MiddlewareHandler } from "hono";
 import { errorBody } from "../errors/api-error.ts";
+import { discardRest } from "./discard-body.ts";
 
 /**
  * Largest request body accepted, checked before anything parses it (on Content-Length, else while streaming).
@@ -8,12 +8,38 @@ import { errorBody } from "../errors/api-error.ts";
  */
 export const maxRequestBodyBytes = 16 * 1024;
 
-/** 413 in the error envelope for a request body over `maxRequestBodyBytes`. */
-export const requestBodyLimit: MiddlewareHandler = bodyLimit({
-  maxSize: maxRequestBodyBytes,
-  onError: (c) =>
-    c.json(
-      errorBody("PAYLOAD_TOO_LARGE", `The request body exceeds ${maxRequestBodyBytes} bytes; send only { "url": "...", "webhookUrl"?: "..." }.`),
-      413,
-    ),
-});
+const tooLargeMessage = `The request body exceeds ${maxRequestBodyBytes} bytes; send only { "url": "...", "webhookUrl"?: "..." }.`;
+
+/**
+ * 413 in the error envelope for a request body over `maxRequestBodyBytes`. A declared length is judged on its
+ * header (workerd holds the body to it); a streamed body (chunked, no Content-Length) is read into one buffer of
+ * at most the limit, and the read stops at the first chunk past it: nothing beyond the limit is kept. What the
+ * client still sends is discarded, bounded (discard-body.ts), before answering, so the connection stays usable.
+ */
+export const requestBodyLimit: MiddlewareHandler = async (c, next) => {
+  const request = c.req.raw;
+  if (!request.body) return next();
+  const declared = request.headers.get("content-length");
+  if (declared !== null && !request.headers.has("transfer-encoding")) {
+    return Number(declared) > maxRequestBodyBytes ? tooLarge(c) : next();
+  }
+  const reader = request.body.getReader();
+  const buffer = new Uint8Array(maxRequestBodyBytes);
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.byteLength > maxRequestBodyBytes) {
+      await discardRest(reader);
+      return tooLarge(c);
+    }
+    buffer.set(value, size);
+    size += value.byteLength;
+  }
+  c.req.raw = new Request(request, { body: buffer.subarray(0, size) });
+  return next();
+};
+
+function tooLarge(c: Context) {
+  return c.json(errorBody("PAYLOAD_TOO_LARGE", tooLargeMessage), 413);
+}

@@ -164,7 +164,7 @@ export const errorExamples = {
   resourceNotFound: error("RESOURCE_NOT_FOUND", "The remote server answered 404 Not Found."),
   jobNotFound: error("JOB_NOT_FOUND", "No job with id \"job_123\" (unknown, expired or malformed)."),
   thumbnailNotFound: error("NOT_FOUND", "No such thumbnail."),
-  methodNotAllowed: error("METHOD_NOT_ALLOWED", "GET is not allowed here; use POST."),
+  methodNotAllowed: error("METHOD_NOT_ALLOWED", "PUT is not allowed here; use GET, HEAD, POST."),
   timeout: error("UPSTREAM_TIMEOUT", "The remote server did not answer within 10000 ms."),
   remoteTooLarge: error("PAYLOAD_TOO_LARGE", "The remote file exceeds the 50 MB limit."),
   bodyTooLarge: error("PAYLOAD_TOO_LARGE", `The request body exceeds ${maxRequestBodyBytes} bytes; send only { "url": "...", "webhookUrl"?: "..." }.`),

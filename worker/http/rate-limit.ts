@@ -3,7 +3,7 @@ import { getConfig, type Config } from "../config.ts";
 import { errorBody } from "../errors/api-error.ts";
 
 /**
- * Per-client rate limit of POST /api/v1/inspect (issue 15, findings 4 and 9), and the per-target-host limit of
+ * Per-client rate limit of /api/v1/inspect, GET, HEAD and POST alike (issue 15, findings 4 and 9; issue 20, item 3), and the per-target-host limit of
  * webhook deliveries (finding 7). On Cloudflare it uses the Rate Limiting bindings declared in wrangler.toml
  * (INSPECT_RATE_LIMITER, WEBHOOK_RATE_LIMITER; miniflare provides them in `wrangler dev` and tests); where a
  * binding is missing (self-hosted workerd) a fixed-window counter in the isolate stands in. Limits are the
@@ -91,11 +91,14 @@ function bindingOf(env: unknown, name: string): Limiter | undefined {
   return value && typeof (value as Limiter).limit === "function" ? (value as Limiter) : undefined;
 }
 
-/** Middleware for POST /api/v1/inspect: 429 with Retry-After and RateLimit fields once a client passes its limit. */
+/**
+ * Middleware for the inspect routes: 429 with Retry-After and RateLimit fields once a client passes its limit.
+ * Every request routed to it counts, whatever its method: mount it on each method that reaches an inspection.
+ * Hono answers HEAD with the GET route (RFC 9110 9.3.2: HEAD is GET without the body), so a HEAD runs the same
+ * inspection and is counted like the GET it is; a preflight is answered by CORS before routing and never gets here.
+ */
 export function inspectRateLimit(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
-    // Both inspect forms (GET and POST) count; a preflight or a wrong method does not.
-    if (c.req.method !== "POST" && c.req.method !== "GET") return next();
     const config = getConfig(c.env);
     if (config.INSPECT_RATE_LIMIT === 0) return next();
     const decision = await checkRate(

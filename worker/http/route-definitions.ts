@@ -38,7 +38,7 @@ const inspectErrors = {
     ssrfBlocked: one("SSRF_BLOCKED", e.ssrfBlocked),
   }),
   404: errorResponse("RESOURCE_NOT_FOUND: the remote server answered 404", { resourceNotFound: one("RESOURCE_NOT_FOUND", e.resourceNotFound) }),
-  405: methodNotAllowed("GET, POST"),
+  405: methodNotAllowed("GET, HEAD, POST"),
   408: errorResponse("UPSTREAM_TIMEOUT: the remote exchange passed the 10 s deadline", { timeout: one("UPSTREAM_TIMEOUT", e.timeout) }),
   413: errorResponse(
     `PAYLOAD_TOO_LARGE: the remote file exceeds 50 MB (declared or streamed), or this request's body exceeds ${maxRequestBodyBytes} bytes (checked before parsing)`,
@@ -142,7 +142,7 @@ export const jobRoute = createRoute({
       content: { "application/json": { schema: JobResource, examples: jobExamples } },
     },
     404: errorResponse("JOB_NOT_FOUND: unknown, expired or malformed job id", { jobNotFound: one("JOB_NOT_FOUND", e.jobNotFound) }),
-    405: methodNotAllowed("GET"),
+    405: methodNotAllowed("GET, HEAD"),
     500: internal,
   },
 });
@@ -167,7 +167,7 @@ export const thumbnailRoute = createRoute({
     },
     304: { description: "Not modified: the If-None-Match ETag is current", headers: { ETag: { schema: { type: "string" as const } } } },
     404: errorResponse("NOT_FOUND: no such thumbnail", { thumbnailNotFound: one("NOT_FOUND", e.thumbnailNotFound) }),
-    405: methodNotAllowed("GET"),
+    405: methodNotAllowed("GET, HEAD"),
     500: internal,
   },
 });
