@@ -3,7 +3,7 @@ import type { ProviderRecord } from "../../shared/schemas/record.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import { headComplete, maxHtmlHeadBytes, readHtmlHead, type HtmlHeadFacts } from "../probe/html-head.ts";
 import { fetchOembed, type OembedData } from "../enrich/oembed-client.ts";
-import { safeFetch, type FetchPolicy } from "../fetch/index.ts";
+import { safeFetch, type FetchPolicy, type OriginBudget } from "../fetch/index.ts";
 import { decodeEntities, scanHtml } from "../probe/html-scan.ts";
 
 /**
@@ -118,8 +118,9 @@ export async function discoverProvider(
   pageUrl: string,
   oembedUrl: string,
   config: Config,
+  budget?: OriginBudget,
 ): Promise<{ provider: ProviderRecord; oembed: OembedData } | undefined> {
-  const outcome = await fetchOembed(oembedUrl, config);
+  const outcome = await fetchOembed(oembedUrl, config, budget);
   if (outcome.kind !== "ok") return undefined;
   const raw = outcome.data;
   const iframeSrc = httpsIframeSrc(raw.html, pageUrl);
