@@ -57,14 +57,19 @@ function budgetSpent(kind: keyof OriginBudgetAmounts): ApiError {
   return new ApiError(413, "PAYLOAD_TOO_LARGE", reason.charAt(0).toUpperCase() + reason.slice(1) + ".");
 }
 
-/** The response with its body counted against `budget` as it is read (a cancel still reaches the origin's stream). */
-export function meteredResponse(response: Response, budget: OriginBudget): Response {
-  if (!response.body) return response;
-  const meter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      budget.spendBytes(chunk.byteLength);
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(response.body.pipeThrough(meter), { status: response.status, statusText: response.statusText, headers: response.headers });
+/** Responses whose body bytes count against a budget: the readers (read-body.ts, the page head's GET) charge them. */
+const metered = new WeakMap<Response, OriginBudget>();
+
+/**
+ * Marks `response` as read under `budget`. Its readers count the bytes as they take them (a wrapping stream
+ * would be simpler, but piping the pinned socket's body through one lost workerd's connection on cancel).
+ */
+export function meter(response: Response, budget: OriginBudget): Response {
+  metered.set(response, budget);
+  return response;
+}
+
+/** The budget `response`'s body bytes count against, if any. */
+export function budgetOf(response: Response): OriginBudget | undefined {
+  return metered.get(response);
 }

@@ -13,7 +13,7 @@ import { effectivePort } from "../../shared/net/index.ts";
  */
 export type OutboundTransport = "pinned" | "platform";
 import { withOriginSlot } from "./origin-limiter.ts";
-import { meteredResponse, type OriginBudget } from "./origin-budget.ts";
+import { meter, type OriginBudget } from "./origin-budget.ts";
 
 export interface FetchPolicy {
   allowlist: Allowlist;
@@ -62,7 +62,7 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
           : fetch(target, { ...init, redirect: "manual" }));
       const location = response.headers.get("location");
       if (request.followRedirects === false || !redirectStatuses.has(response.status) || !location) {
-        return { response: policy.budget ? meteredResponse(response, policy.budget) : response, finalUrl: url.href, redirects };
+        return { response: policy.budget ? meter(response, policy.budget) : response, finalUrl: url.href, redirects };
       }
       await response.body?.cancel();
       if (redirects >= policy.maxRedirects) {
