@@ -2,6 +2,7 @@ import { z } from "zod";
 import { StageName } from "./stages.ts";
 import { RequestId } from "./request-id.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
+import { RunnerBudget } from "./runner.ts";
 
 /** A heavy-stage job on the enrichment queue: which resource, which stages, handled by the media runner. */
 export const EnrichMessage = z.object({
@@ -22,5 +23,7 @@ export const EnrichMessage = z.object({
   stream: StreamPreviewPlan.optional(),
   /** The X-Request-Id of the inspection that started the work (sent to the runner; in every log line about it). */
   requestId: RequestId.optional(),
+  /** What the inspection has left of its origin budget (RunnerRequest.budget); absent: the whole budget. */
+  budget: RunnerBudget.optional(),
 });
 export type EnrichMessage = z.infer<typeof EnrichMessage>;

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { AudioMetadata, ImageMetadata, PaletteColor, paletteColorsMax, Placeholder, VideoMetadata } from "./data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
+import { inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
 
 export const runnerApiVersion = "v1";
 export const runnerProcessPath = "/v1/process";
@@ -51,6 +52,15 @@ export const RunnerHead = z.object({
 }).refine((head) => base64DecodedLength(head.base64) <= head.size, { message: "more bytes than the file's size", path: ["base64"] });
 export type RunnerHead = z.infer<typeof RunnerHead>;
 
+/** What is left of the inspection's origin budget when the Worker calls the runner (shared/limits.ts). */
+export const RunnerBudget = z.object({
+  requests: z.number().int().nonnegative().max(inspectionOriginRequestBudget)
+    .meta({ description: "Origin requests the runner may still make for this job (every redirect hop counts)" }),
+  bytes: z.number().int().nonnegative().max(inspectionOriginByteBudget)
+    .meta({ description: "Bytes the runner may still pull from origins for this job" }),
+});
+export type RunnerBudget = z.infer<typeof RunnerBudget>;
+
 export const RunnerRequest = z.object({
   url: z
     .string()
@@ -68,6 +78,8 @@ export const RunnerRequest = z.object({
     .meta({ description: "Bytes the edge already read: they seed the runner's cache (not fetched again) when the origin's first answer shows the same file (size, ETag, Last-Modified; sent as If-Range). Direct calls only; queue retries omit it" }),
   stream: StreamPreviewPlan.optional()
     .meta({ description: "For an HLS/DASH `url`: the one early segment previews are read from (planned by the Worker from the manifest)" }),
+  budget: RunnerBudget.optional()
+    .meta({ description: "What the Worker left of the inspection's origin budget; absent means the whole budget (inspectionOriginRequestBudget, inspectionOriginByteBudget). Past it the job fails with PAYLOAD_TOO_LARGE naming the budget" }),
 });
 export type RunnerRequest = z.infer<typeof RunnerRequest>;
 export type StreamPreviewPlanInput = NonNullable<RunnerRequest["stream"]>;

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTcpServer, type Server as TcpServer, type AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
 import { closable } from "./closable.ts";
+import { serveCloakedHls } from "./cloaked-hls.ts";
 
 const types: Record<string, string> = {
   ".png": "image/png", ".jpg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif", ".avif": "image/avif",
@@ -65,6 +66,8 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         count(body);
         return res.end(body);
       }
+      case "cloaked-hls":
+        return serveCloakedHls(req, res, parts.slice(1), url.search, count);
       case "redirect": {
         // /redirect/N/rest...: N more hops, then /rest...
         const n = Number(parts[1]);

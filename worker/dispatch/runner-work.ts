@@ -11,7 +11,7 @@ import type { RunnerOutcome } from "../resource/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/schemas/runner.ts";
 
-export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId">;
+export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "budget">;
 
 /**
  * Throws the runner client's RunnerError on failure (classified permanent or transient). `head`: the edge's
@@ -25,6 +25,7 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
     thumbnailMaxPx: config.THUMBNAIL_MAX_PX,
     ...(work.durationHint !== undefined ? { durationHint: work.durationHint } : {}),
     ...(work.stream ? { stream: work.stream } : head ? { head } : {}),
+    ...(work.budget ? { budget: work.budget } : {}),
   }, work.key, work.requestId);
   const { thumbnail, ...rest } = result;
   if (!thumbnail) return { stages: work.stages, result: rest };

@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import { addTransfer } from "../resource/transfer.ts";
-import { fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
+import { budgetAfter, fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
 import { parseContentRange } from "../probe/content-range.ts";
 import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
@@ -87,7 +87,8 @@ export async function runEdgeImageStages(
 async function imageBytes(record: ResourceRecord, config: Config, head?: Uint8Array): Promise<Uint8Array> {
   const size = record.probe.sizeBytes;
   if (head && size !== undefined && head.byteLength >= size) return head.subarray(0, size);
-  const policy = fetchPolicy(config);
+  // What the inspection has left of its origin budget (the record's tally says what was spent).
+  const policy = fetchPolicy(config, budgetAfter(record.transfer));
   const resume = head !== undefined && head.byteLength > 0 && record.probe.streamable && size !== undefined;
   if (resume) {
     const { response, redirects } = await safeFetch(record.probe.finalUrl, { headers: { range: `bytes=${head.byteLength}-` } }, policy);

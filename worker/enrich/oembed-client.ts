@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Config } from "../config.ts";
-import { fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
+import { fetchPolicy, readCapped, safeFetch, type OriginBudget } from "../fetch/index.ts";
 
 /** The oEmbed response fields we keep (oEmbed 1.0 section 2.3.4); anything else is dropped. */
 export const OembedData = z.object({
@@ -36,9 +36,12 @@ export function oembedEndpoint(endpoint: string, config: Config): string {
   return `${config.OEMBED_BASE_URL.replace(/\/$/, "")}/${original.host}${original.pathname}${original.search}`;
 }
 
-/** GETs an oEmbed document through the safe fetcher. Never throws: the outcome says what happened. */
-export async function fetchOembed(requestUrl: string, config: Config): Promise<OembedOutcome> {
-  const policy = fetchPolicy(config);
+/**
+ * GETs an oEmbed document through the safe fetcher. Never throws: the outcome says what happened. `budget`: the
+ * inspection's origin budget when the page itself named the endpoint (discovery).
+ */
+export async function fetchOembed(requestUrl: string, config: Config, budget?: OriginBudget): Promise<OembedOutcome> {
+  const policy = fetchPolicy(config, budget);
   const deadline = policy.deadline;
   try {
     const { response } = await safeFetch(requestUrl, { headers: { accept: "application/json" } }, policy);

@@ -2,3 +2,4 @@ export { safeFetch, toApiError, type FetchPolicy, type SafeResponse } from "./sa
 export { readHead, readCapped } from "./read-body.ts";
 export { createDeadline, type Deadline } from "./deadline.ts";
 export { fetchPolicy } from "./policy.ts";
+export { OriginBudget, budgetAfter, budgetOf } from "./origin-budget.ts";

@@ -2,15 +2,20 @@ import type { Config } from "../config.ts";
 import { parseAllowlist } from "../../shared/net/index.ts";
 import { createDeadline } from "./deadline.ts";
 import type { FetchPolicy, OutboundTransport } from "./safe-fetch.ts";
+import type { OriginBudget } from "./origin-budget.ts";
 
-/** The outbound policy from configuration, with a fresh deadline for one exchange. */
-export function fetchPolicy(config: Config): FetchPolicy {
+/**
+ * The outbound policy from configuration, with a fresh deadline for one exchange; `budget`: the inspection's
+ * origin budget its requests count against (webhook deliveries have none: they are not origin requests).
+ */
+export function fetchPolicy(config: Config, budget?: OriginBudget): FetchPolicy {
   return {
     allowlist: parseAllowlist(config.SSRF_ALLOWLIST, { production: config.ENVIRONMENT === "production" }),
     resolverUrl: config.DOH_RESOLVER_URL,
     maxRedirects: config.MAX_REDIRECTS,
     deadline: createDeadline(config.FETCH_TIMEOUT_MS),
     transport: outboundTransport(config),
+    ...(budget ? { budget } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { errors } from "../errors/api-error.ts";
 import { toApiError } from "./safe-fetch.ts";
 import type { Deadline } from "./deadline.ts";
 import { concatBytes } from "../encoding/concat-bytes.ts";
+import { budgetOf } from "./origin-budget.ts";
 
 /**
  * Reads at most `wantBytes` from the body and cancels the rest: the probe never downloads more than it asked
@@ -23,6 +24,7 @@ export async function readCapped(response: Response, maxBytes: number, deadline:
 
 async function readBody(response: Response, limit: number, deadline: Deadline, overflow: "truncate" | "refuse"): Promise<Uint8Array> {
   if (!response.body) return new Uint8Array(0);
+  const budget = budgetOf(response);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -30,6 +32,7 @@ async function readBody(response: Response, limit: number, deadline: Deadline, o
     while (total < limit || overflow === "refuse") {
       const { done, value } = await reader.read();
       if (done) break;
+      budget?.spendBytes(value.byteLength);
       if (total + value.byteLength > limit) {
         if (overflow === "refuse") throw errors.tooLarge(limit);
         chunks.push(value.subarray(0, limit - total));

@@ -13,6 +13,7 @@ import { effectivePort } from "../../shared/net/index.ts";
  */
 export type OutboundTransport = "pinned" | "platform";
 import { withOriginSlot } from "./origin-limiter.ts";
+import { meter, type OriginBudget } from "./origin-budget.ts";
 
 export interface FetchPolicy {
   allowlist: Allowlist;
@@ -20,6 +21,8 @@ export interface FetchPolicy {
   maxRedirects: number;
   deadline: Deadline;
   transport: OutboundTransport;
+  /** The inspection's origin budget: every hop and every body byte count against it (absent: webhooks). */
+  budget?: OriginBudget;
 }
 
 export interface SafeRequest {
@@ -50,6 +53,7 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
   try {
     for (;;) {
       const addresses = await assertPublicTarget(url, policy.allowlist, policy.resolverUrl, signal);
+      policy.budget?.spendRequest(redirects > 0);
       const init = { method: request.method ?? "GET", headers: outboundHeaders(request.headers), body: request.body, signal };
       const target = url;
       const response = await withOriginSlot(target, signal, () =>
@@ -58,7 +62,7 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
           : fetch(target, { ...init, redirect: "manual" }));
       const location = response.headers.get("location");
       if (request.followRedirects === false || !redirectStatuses.has(response.status) || !location) {
-        return { response, finalUrl: url.href, redirects };
+        return { response: policy.budget ? meter(response, policy.budget) : response, finalUrl: url.href, redirects };
       }
       await response.body?.cancel();
       if (redirects >= policy.maxRedirects) {

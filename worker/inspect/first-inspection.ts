@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import { addTransfer } from "../resource/transfer.ts";
-import { fetchPolicy, type FetchPolicy } from "../fetch/index.ts";
+import { fetchPolicy, OriginBudget, type FetchPolicy } from "../fetch/index.ts";
 import type { ProbeResult, ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { createRecord } from "../resource/create-record.ts";
@@ -43,6 +43,8 @@ interface Inspection {
   input: FirstInspectionInput;
   config: Config;
   policy: FetchPolicy;
+  /** The inspection's origin budget (in `policy`); oEmbed discovery, with its own deadline, counts against it too. */
+  budget: OriginBudget;
   started: number;
   now: number;
   probedAt: number;
@@ -77,10 +79,12 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   const started = performance.now();
   const now = Date.now();
   if (input.provider) return { record: providerRecord(input, config, now) };
-  const policy = fetchPolicy(config);
+  // The inspection starts here: its origin budget is created with it and passed down in the fetch policy.
+  const budget = new OriginBudget();
+  const policy = fetchPolicy(config, budget);
   const { probe, head, source } = await probeUrl(input.url, policy, config);
   const inspection: Inspection = {
-    input, config, policy, started, now, probedAt: performance.now(), probe, head, source,
+    input, config, policy, budget, started, now, probedAt: performance.now(), probe, head, source,
     category: "webpage",
   };
   for (const step of steps) await step(inspection);
@@ -88,7 +92,8 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   record.timings.total = Math.round(performance.now() - started);
   // Every step's reads (an image header walk included) are the probe's bytes.
   record.probe.bytesFetched = source.bytesFetched;
-  addTransfer(record, { bytes: source.bytesFetched, requests: 1 + source.extraRequests, redirects: probe.redirects });
+  // Every request and byte of the steps (playlists, page head, oEmbed discovery included): the budget's ledger.
+  addTransfer(record, budget.transfer());
   // The bytes held from the start (the head, and any header reads joined to it): the edge stages and the runner
   // fetch only the rest.
   const prefix = source.prefix();
@@ -155,7 +160,7 @@ async function discoverPageProvider(i: Inspection): Promise<void> {
   i.pageHead = page.elements;
   if (page.oembedUrl) {
     i.probe.oembedDiscoveryUrl = page.oembedUrl;
-    i.discovered = await discoverProvider(i.probe.finalUrl, page.oembedUrl, i.config);
+    i.discovered = await discoverProvider(i.probe.finalUrl, page.oembedUrl, i.config, i.budget);
     if (i.discovered) i.category = "embedded";
   }
   i.probe.bytesFetched = i.source.bytesFetched;

@@ -3,7 +3,7 @@ import type { ProviderRecord } from "../../shared/schemas/record.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import { headComplete, maxHtmlHeadBytes, readHtmlHead, type HtmlHeadFacts } from "../probe/html-head.ts";
 import { fetchOembed, type OembedData } from "../enrich/oembed-client.ts";
-import { safeFetch, type FetchPolicy } from "../fetch/index.ts";
+import { budgetOf, safeFetch, type FetchPolicy, type OriginBudget } from "../fetch/index.ts";
 import { decodeEntities, scanHtml } from "../probe/html-scan.ts";
 
 /**
@@ -40,6 +40,7 @@ async function readHeadByGet(source: RangeByteSource, policy: FetchPolicy): Prom
     await response.body?.cancel();
     return undefined;
   }
+  const budget = budgetOf(response);
   const reader = response.body.getReader();
   const decoder = new TextDecoder("utf-8", { fatal: false });
   const chunks: Uint8Array[] = [];
@@ -49,6 +50,7 @@ async function readHeadByGet(source: RangeByteSource, policy: FetchPolicy): Prom
     while (total < maxHtmlHeadBytes) {
       const { done, value } = await reader.read();
       if (done) break;
+      budget?.spendBytes(value.byteLength);
       const chunk = value.subarray(0, maxHtmlHeadBytes - total);
       chunks.push(chunk);
       total += chunk.byteLength;
@@ -118,8 +120,9 @@ export async function discoverProvider(
   pageUrl: string,
   oembedUrl: string,
   config: Config,
+  budget?: OriginBudget,
 ): Promise<{ provider: ProviderRecord; oembed: OembedData } | undefined> {
-  const outcome = await fetchOembed(oembedUrl, config);
+  const outcome = await fetchOembed(oembedUrl, config, budget);
   if (outcome.kind !== "ok") return undefined;
   const raw = outcome.data;
   const iframeSrc = httpsIframeSrc(raw.html, pageUrl);

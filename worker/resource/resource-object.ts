@@ -22,6 +22,7 @@ import { runnerHeadOf } from "../dispatch/runner-head.ts";
 import { RecordStore, type CachedError } from "./record-store.ts";
 import { addTransfer } from "./transfer.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
+import { budgetAfter } from "../fetch/index.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
 import { failStages, isComplete, markQueued, markStarted, noteRetry, pendingStages, stillPending, unmarkQueued } from "./stage-state.ts";
@@ -121,6 +122,8 @@ export class ResourceObject extends DurableObject<Env> {
       resourceName: record.normalizedUrl, key: record.key, url: record.probe.finalUrl, category: record.category, stages,
       ...(durationHint !== undefined ? { durationHint } : {}),
       ...(record.results.streamPreview ? { stream: record.results.streamPreview } : {}),
+      // The runner's share of the inspection's origin budget: what the edge (and earlier runner calls) left.
+      budget: budgetAfter(record.transfer).remaining(),
     };
   }
 

@@ -5,6 +5,7 @@ import { runAvJob } from "./av-job.ts";
 import { Timings, newSource, seedOf, type JobContext } from "./context.ts";
 import { runImageJob } from "./image-job.ts";
 import { runStreamJob } from "./stream-job.ts";
+import { JobBudget, meteredDispatcher } from "../fetch/job-budget.ts";
 
 type Pipeline = (request: RunnerRequest, source: RemoteSource, ctx: JobContext, timings: Timings) => Promise<Omit<RunnerResponse, "timings">>;
 
@@ -14,9 +15,16 @@ const pipelines: Readonly<Record<RunnerCategory, Pipeline>> = {
   image: runImageJob,
 };
 
-export async function processJob(request: RunnerRequest, ctx: JobContext): Promise<RunnerResponse> {
+export async function processJob(request: RunnerRequest, base: JobContext): Promise<RunnerResponse> {
+  // Every origin request of the job goes through this dispatcher, so the inspection's budget bounds them all.
+  const budget = new JobBudget(request.budget);
+  const ctx: JobContext = { ...base, dispatcher: meteredDispatcher(base.dispatcher, budget) };
   // An HLS/DASH stream: previews from one segment through a manifest session (metadata came from the manifest).
-  if (request.stream) return runStreamJob(request, request.stream, ctx);
+  if (request.stream) {
+    const result = await runStreamJob(request, request.stream, ctx);
+    // A stream job opens several sources; the budget saw every hop of all of them.
+    return { ...result, requests: result.requests ?? budget.used.requests };
+  }
   const timings = new Timings();
   const started = performance.now();
   const source = newSource(request.url, ctx, seedOf(request.head));

@@ -13,6 +13,7 @@ import { RunnerError, isRunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { discard, openUpstream, upstreamError, type UpstreamContext } from "../fetch/upstream.ts";
 import { rewriteHlsPlaylist, type UriRole } from "./manifest-rewrite.ts";
+import { inspectionOriginRequestBudget } from "../../../shared/limits.ts";
 import type { ProxyRegistration, RangeProxy } from "./range-proxy.ts";
 
 export interface ManifestLimits {
@@ -29,7 +30,7 @@ export interface ManifestLimits {
 export const defaultManifestLimits: ManifestLimits = {
   maxManifestBytes: 2 * 1024 * 1024,
   maxDepth: 2,
-  maxEntries: 50_000,
+  maxEntries: inspectionOriginRequestBudget, // each URL costs a request when used: more could never all be read
   maxKeyBytes: 1024,
 };
 
