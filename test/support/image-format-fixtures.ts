@@ -82,7 +82,7 @@ export interface FormatFixture {
 
 export const formatFixtures: readonly FormatFixture[] = [
   { file: "fmt-jpeg2000.jp2", mime: "image/jp2", category: "image", scene: true },
-  { file: "fmt-jpeg2000.j2k", mime: "image/jp2", category: "image", scene: true },
+  { file: "fmt-jpeg2000.j2k", mime: "image/j2c", category: "image", scene: true },
   { file: "fmt-netpbm.pbm", mime: "image/x-portable-bitmap", category: "image" },
   { file: "fmt-netpbm.pgm", mime: "image/x-portable-graymap", category: "image" },
   { file: "fmt-netpbm.ppm", mime: "image/x-portable-pixmap", category: "image", scene: true },
@@ -99,7 +99,7 @@ export const formatFixtures: readonly FormatFixture[] = [
   { file: "fmt-aac-only.ts", mime: "audio/mp2t", category: "audio" },
   { file: "fmt-video.ts", mime: "video/mp2t", category: "video" },
   { file: "fmt-audio-only.mpg", mime: "audio/mpeg", category: "audio" },
-  { file: "fmt-video.mpg", mime: "video/mpeg", category: "video" },
+  { file: "fmt-video.mpg", mime: "video/MP1S", category: "video" },
 ];
 
 /** The 16000x9000 WebP (144 Mpx, over the runner's default 50 Mpx decode limit). */
