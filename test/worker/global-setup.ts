@@ -5,6 +5,7 @@ import { startFakeDoh } from "../support/fake-doh.ts";
 import { ensureMediaFixtures, factFixtures } from "../support/media-fixtures.ts";
 import { ensureHeadFixtures, headFixtureFiles } from "../support/head-fixtures.ts";
 import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
+import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../support/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../support/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
@@ -45,7 +46,9 @@ export default async function setup(project: TestProject) {
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
   // HLS/DASH streams made by ffmpeg, served as /media/hls/master.m3u8 etc. (issue 13).
   const streamsDir = await generateStreamFixtures(join(root, ".fixtures", "streams"));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir], "127.0.0.1", extras);
+  // Issue 23: one file per image class and MPEG-TS/PS without video (test/worker/format-recognition.test.ts).
+  const formatsDir = ensureFormatFixtures(join(root, ".fixtures", "formats"));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

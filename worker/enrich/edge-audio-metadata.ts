@@ -2,6 +2,8 @@ import { parseFromTokenizer, type IFormat } from "music-metadata";
 import { formatBitrate, formatDuration } from "../../shared/format/index.ts";
 import type { AudioMetadata, VideoMetadata } from "../../shared/schemas/data.ts";
 import { readAsfHeader } from "../probe/asf-streams.ts";
+import { readMpegPsStreams } from "../probe/mpegps-streams.ts";
+import { readMpegTsStreams } from "../probe/mpegts-streams.ts";
 import type { RangeByteSource } from "../probe/byte-source.ts";
 import type { TrackEvidence } from "../probe/evidence.ts";
 import { readMp4, type Mp4Facts } from "../probe/mp4-boxes.ts";
@@ -32,6 +34,9 @@ const isOgg = (mime: string) => /^(audio|video|application)\/ogg\b/.test(mime);
  * Returns what it could read; the media runner does the rest.
  */
 export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, head: Uint8Array): Promise<EdgeMediaFacts | undefined> {
+  // MPEG-TS/PS: only the stream list, from the head (music-metadata does not read these containers).
+  if (mime === "video/mp2t") return mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+  if (mime === "video/MP1S" || mime === "video/MP2P") return mpegTracks(readMpegPsStreams(head), "mpegps-packs");
   if (source.size === undefined) return undefined;
   const size = source.size;
   const mp4 = isMp4(mime) ? await readMp4(source).catch(() => undefined) : undefined;
@@ -103,6 +108,10 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     });
   }
   return facts;
+}
+
+function mpegTracks(streams: { video: number; audio: number } | undefined, source: string): EdgeMediaFacts | undefined {
+  return streams ? { tracks: { ...streams, source } } : undefined;
 }
 
 /** Audio and video track counts from the container's own list; cover art is never a video track. */

@@ -6,7 +6,7 @@ export interface TrackEvidence {
   /** Real video tracks (an attached picture is not one). */
   video: number;
   audio: number;
-  /** Which reader produced the list, e.g. "matroska-tracks", "mp4-moov", "ogg-headers", "asf-header". */
+  /** Which reader produced the list, e.g. "matroska-tracks", "mp4-moov", "ogg-headers", "asf-header", "mpegts-pmt". */
   source: string;
 }
 
@@ -33,6 +33,10 @@ const audioTwinOf: Readonly<Record<string, string>> = {
   "video/x-ms-asf": "audio/x-ms-asf",
   "application/vnd.ms-asf": "audio/x-ms-asf",
   "audio/x-ms-asf": "audio/x-ms-asf",
+  // MPEG transport and program streams: the PMT's stream types or the packs' stream ids (issue 23).
+  "video/mp2t": "audio/mp2t",
+  "video/MP1S": "audio/mpeg",
+  "video/MP2P": "audio/mpeg",
 };
 
 /** The video MIME type of a container whose audio twin was sniffed (an Ogg with Theora, an ASF with video). */

@@ -1,5 +1,7 @@
 import { fileTypeFromBuffer } from "file-type";
+import { extraImageFormatOf, extraImageMimes } from "../../shared/media/image-signatures.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
+import { isSvgDocument } from "../../shared/media/svg-sniff.ts";
 
 /**
  * MIME type from the bytes first (file-type's magic numbers), then HTML/SVG/text recognised by content,
@@ -7,9 +9,14 @@ import type { MediaCategory } from "../../shared/schemas/stages.ts";
  */
 export async function sniffMime(head: Uint8Array, declared: string | undefined): Promise<string> {
   const detected = await fileTypeFromBuffer(head).catch(() => undefined);
-  if (detected) return normalizeMime(detected.mime);
+  // file-type names any "<?xml" document application/xml: an SVG behind a prolog is still an image.
+  if (detected && detected.mime !== "application/xml") return normalizeMime(detected.mime);
+  if (isSvgDocument(head)) return "image/svg+xml";
+  if (detected) return detected.mime;
+  // Images file-type does not know (netpbm, DDS, TGA): the runner decodes them through ffmpeg.
+  const extra = extraImageFormatOf(head);
+  if (extra) return extraImageMimes[extra];
   const text = new TextDecoder("utf-8", { fatal: false }).decode(head.subarray(0, 1024)).trimStart().toLowerCase();
-  if (text.startsWith("<svg") || (text.startsWith("<?xml") && text.includes("<svg"))) return "image/svg+xml";
   if (text.startsWith("<!doctype html") || text.startsWith("<html") || /<(head|body|meta|title)[\s>]/.test(text)) return "text/html";
   const declaredBase = declared?.split(";")[0]?.trim().toLowerCase();
   if (declaredBase && declaredBase !== "application/octet-stream") return normalizeMime(declaredBase);

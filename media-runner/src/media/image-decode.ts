@@ -1,31 +1,65 @@
 /**
  * Image metadata and decoding, with the decoder chosen per format. sharp (libvips) is the default: it decodes
- * JPEG, PNG, WebP, GIF, AVIF, TIFF and SVG in-process, straight to thumbnail size. Its prebuilt libvips has no
- * BMP, ICO or JPEG XL loader, which Debian's ffmpeg 5.1 has (native bmp and ico demuxers, libjxl), so those go
- * through one ffmpeg run to PNG. HEIF/HEIC stills are read by neither here (libvips lacks libheif's HEVC
- * decoder, ffmpeg 5.1 has no HEIF demuxer): they keep their edge header facts and get no preview.
+ * JPEG, PNG, WebP, GIF, AVIF, TIFF and SVG in-process, straight to thumbnail size (JPEG and WebP shrink on
+ * load). Its prebuilt libvips has no BMP, ICO, JPEG XL, JPEG 2000, netpbm, PSD, DDS, TGA or lossless-JPEG
+ * loader, which Debian's ffmpeg 5.1 has, so those go through one ffmpeg run to PNG. HEVC-coded HEIF/HEIC
+ * stills go through libheif's heif-convert (heif-decode.ts). Each source is converted once per job.
  */
-import sharp, { type Metadata } from "sharp";
+import sharp, { type Metadata, type SharpOptions } from "sharp";
 import type { RunnerMetadata } from "../../../shared/schemas/runner.ts";
 import { formatDuration } from "../../../shared/format/index.ts";
+import { readFile } from "node:fs/promises";
+import { extraImageFormatOf, type ExtraImageFormat } from "../../../shared/media/image-signatures.ts";
+import { svgRootOffset } from "../../../shared/media/svg-sniff.ts";
 import { RunnerError } from "../errors.ts";
 import { runProcess } from "./run-process.ts";
 import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
-import { engineAddressSpaceBytes, stillMaxAllocBytes } from "./limits.ts";
+import { heifToPngFile } from "./heif-decode.ts";
+import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
 type ImageMetadata = NonNullable<RunnerMetadata["image"]>;
 
-/** ffmpeg demuxer for each format sharp cannot read, recognised by its magic number. */
-const ffmpegFormats: ReadonlyArray<{ name: string; demuxer: string; matches: (b: Buffer) => boolean }> = [
-  { name: "bmp", demuxer: "bmp_pipe", matches: (b) => b[0] === 0x42 && b[1] === 0x4d },
-  { name: "ico", demuxer: "ico", matches: (b) => b.readUInt32BE(0) === 0x00000100 || b.readUInt32BE(0) === 0x00000200 },
-  { name: "jxl", demuxer: "jpegxl_pipe", matches: (b) => (b[0] === 0xff && b[1] === 0x0a) || b.subarray(4, 8).toString("latin1") === "JXL " },
+/**
+ * ffmpeg input options for each format sharp cannot read, recognised by its magic number: always one named
+ * demuxer (never format probing). TGA has no demuxer of its own: image2 on exactly this file (no pattern)
+ * with the targa decoder named.
+ */
+const ffmpegInputs: Readonly<Partial<Record<ExtraImageFormat | "bmp" | "ico" | "jxl", readonly string[]>>> = {
+  bmp: ["-f", "bmp_pipe"],
+  ico: ["-f", "ico"],
+  jxl: ["-f", "jpegxl_pipe"],
+  jpeg2000: ["-f", "j2k_pipe"],
+  pbm: ["-f", "pbm_pipe"],
+  pgm: ["-f", "pgm_pipe"],
+  ppm: ["-f", "ppm_pipe"],
+  pam: ["-f", "pam_pipe"],
+  psd: ["-f", "psd_pipe"],
+  dds: ["-f", "dds_pipe"],
+  "jpeg-lossless": ["-f", "jpeg_pipe"],
+  tga: ["-f", "image2", "-pattern_type", "none", "-c:v", "targa"],
+};
+
+const legacyFfmpegFormats: ReadonlyArray<{ name: "bmp" | "ico" | "jxl"; matches: (b: Buffer) => boolean }> = [
+  { name: "bmp", matches: (b) => b[0] === 0x42 && b[1] === 0x4d },
+  { name: "ico", matches: (b) => b.readUInt32BE(0) === 0x00000100 || b.readUInt32BE(0) === 0x00000200 },
+  { name: "jxl", matches: (b) => (b[0] === 0xff && b[1] === 0x0a) || b.subarray(4, 8).toString("latin1") === "JXL " },
 ];
 
-/** The ffmpeg-decoded formats' name for a file head, or undefined for sharp's. */
-export function ffmpegFormatOf(head: Buffer): (typeof ffmpegFormats)[number] | undefined {
-  return head.length >= 12 ? ffmpegFormats.find((f) => f.matches(head)) : undefined;
+export type ImageDecoder = { kind: "sharp" } | { kind: "ffmpeg"; format: string; inputArgs: readonly string[] } | { kind: "libheif" }
+  | { kind: "svg-root"; offset: number };
+
+/** The decoder for a file head: ffmpeg or libheif for the formats libvips lacks, else sharp. */
+export function decoderOf(head: Buffer): ImageDecoder {
+  if (head.length < 12) return { kind: "sharp" };
+  // An SVG whose root element comes after a prolog: libvips looks for "<svg" in the first bytes only.
+  const svgRoot = svgRootOffset(head);
+  if (svgRoot !== undefined && svgRoot > 0) return { kind: "svg-root", offset: svgRoot };
+  const legacy = legacyFfmpegFormats.find((f) => f.matches(head))?.name;
+  const format = legacy ?? extraImageFormatOf(head);
+  if (format === "heif") return { kind: "libheif" };
+  const inputArgs = format ? ffmpegInputs[format] : undefined;
+  return format && inputArgs ? { kind: "ffmpeg", format, inputArgs } : { kind: "sharp" };
 }
 
 export interface DecodeOptions {
@@ -35,16 +69,22 @@ export interface DecodeOptions {
   signal?: AbortSignal;
 }
 
+/** What sharp reads for one job: the source file, or the PNG another decoder made of it (converted once). */
+export interface ImageSource {
+  input: string | Buffer;
+  decoder: ImageDecoder["kind"];
+}
+
 /** A decoded still is far below this as PNG at source size (the pixel limit bounds it). */
 const maxPngBytes = 256 * 1024 * 1024;
 
 /** One frame of a local image file as PNG bytes, through the one demuxer named (never format probing). */
-async function ffmpegToPng(file: string, demuxer: string, options: DecodeOptions): Promise<Buffer> {
+async function ffmpegToPng(file: string, inputArgs: readonly string[], options: DecodeOptions): Promise<Buffer> {
   const maxAlloc = stillMaxAllocBytes(options.maxPixels);
   const result = await runProcess(options.ffmpeg, [
     "-hide_banner", "-nostdin", "-loglevel", "error",
     "-protocol_whitelist", "file", "-max_pixels", String(options.maxPixels), ...engineBoundArgs(maxAlloc),
-    "-f", demuxer, "-i", file, "-frames:v", "1", ...ffmpegOutputBoundArgs(), "-f", "image2pipe", "-c:v", "png", "pipe:1",
+    ...inputArgs, "-i", file, "-frames:v", "1", ...ffmpegOutputBoundArgs(), "-f", "image2pipe", "-c:v", "png", "pipe:1",
   ], {
     timeoutMs: options.timeoutMs,
     maxStdoutBytes: maxPngBytes,
@@ -55,19 +95,44 @@ async function ffmpegToPng(file: string, demuxer: string, options: DecodeOptions
   return result.stdout;
 }
 
-/** sharp's metadata or, for ffmpeg's formats, the metadata of the decoded frame (the same numbers). */
-export async function readImageMetadata(file: string, head: Buffer, options: DecodeOptions): Promise<Metadata> {
-  const viaFfmpeg = ffmpegFormatOf(head);
-  if (!viaFfmpeg) return sharp(file, { limitInputPixels: options.maxPixels }).metadata();
-  const png = await ffmpegToPng(file, viaFfmpeg.demuxer, options);
-  return sharp(png, { limitInputPixels: options.maxPixels }).metadata();
+/** Converts the file once when sharp cannot read it (ffmpeg or libheif to PNG); sharp's formats stay as they are. */
+export async function openImage(file: string, head: Buffer, options: DecodeOptions): Promise<ImageSource> {
+  const decoder = decoderOf(head);
+  if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
+  if (decoder.kind === "libheif") return { input: await heifToPngFile(file, options), decoder: "libheif" };
+  // The document from its root element (sharp reads the SVG as a string; the size was capped by the download).
+  if (decoder.kind === "svg-root") return { input: (await readFile(file)).subarray(decoder.offset), decoder: "sharp" };
+  return { input: file, decoder: "sharp" };
 }
 
-/** Decodes to a thumbnail-sized raster with the decoder chosen for the format. */
-export async function decodeImage(file: string, head: Buffer, maxPx: number, options: DecodeOptions): Promise<Raster> {
-  const viaFfmpeg = ffmpegFormatOf(head);
-  if (!viaFfmpeg) return decodeToRaster(file, maxPx, options.maxPixels);
-  return decodeToRaster(await ffmpegToPng(file, viaFfmpeg.demuxer, options), maxPx, options.maxPixels);
+/**
+ * sharp's input options. A truncated or slightly damaged file gives what it holds (failOn "none": libjpeg's
+ * "premature end" or a bad PNG CRC are warnings). The pixel limit is the decode limit, except where the
+ * caller established that the loader shrinks on load (sourcePixelLimit, see shrinkOnLoadPixels).
+ */
+function sharpOptions(maxPixels: number, shrinksOnLoad: boolean): SharpOptions {
+  return { limitInputPixels: shrinksOnLoad ? shrinkOnLoadMaxSourcePixels : maxPixels, failOn: "none" };
+}
+
+/** sharp's metadata of the source or of the decoded frame (the same numbers). Reads headers only. */
+export async function readImageMetadata(source: ImageSource, maxPixels: number): Promise<Metadata> {
+  // The header read never allocates pixels: the limit that matters is checked by the caller (checkPixels).
+  return sharp(source.input, sharpOptions(maxPixels, source.decoder === "sharp")).metadata();
+}
+
+/**
+ * Whether the decode of a width x height source to a box fits the pixel limit: directly, or through JPEG or
+ * WebP shrink-on-load (lossless JPEG and the converted formats never shrink on load).
+ */
+export function fitsDecodeLimit(source: Pick<ImageSource, "decoder">, format: string | undefined, width: number, height: number, box: number, maxPixels: number): boolean {
+  if (width * height <= maxPixels) return true;
+  if (source.decoder !== "sharp" || (format !== "jpeg" && format !== "webp")) return false;
+  return width * height <= shrinkOnLoadMaxSourcePixels && shrinkOnLoadPixels(format, width, height, box) <= maxPixels;
+}
+
+/** Decodes to a thumbnail-sized raster. */
+export async function decodeImage(source: ImageSource, maxPx: number, maxPixels: number, shrinksOnLoad: boolean): Promise<Raster> {
+  return decodeToRaster(source.input, maxPx, sharpOptions(maxPixels, shrinksOnLoad));
 }
 
 /** The API's image facts from sharp's metadata: displayed size, EXIF orientation, frames, animation. */

@@ -46,3 +46,33 @@ const engineLibrariesBytes = 512 * MiB;
 export function engineAddressSpaceBytes(maxAllocBytes: number = engineMaxAllocBytes): number {
   return engineLibrariesBytes + 4 * maxAllocBytes;
 }
+
+/**
+ * Shrink-on-load (issue 23): libjpeg decodes at 1/2, 1/4 or 1/8 scale straight from the DCT coefficients and
+ * libwebp scales while it decodes, so a source over the decode-pixel limit can still get a thumbnail: what is
+ * held in memory is the scaled picture, which must itself fit the limit. The source's pixel count still sets
+ * the CPU work (every coefficient is read), so it is capped too, at WebP's own largest picture (16383 px a
+ * side); a 16000x9000 photo (144 Mpx) decodes at 1/8 to 2000x1125 (2.25 Mpx, about 9 MB as RGBA).
+ */
+export const shrinkOnLoadMaxSourcePixels = 16384 * 16384;
+
+/** libjpeg's largest DCT scaling factor (1/8 of each side). */
+export const jpegMaxShrinkOnLoad = 8;
+
+/**
+ * Pixels a shrink-on-load decoder holds for a source of width x height made to fit box x box, following
+ * sharp's choice: JPEG the largest factor 8, 4 or 2 at most the needed shrink (one step less when the shrink
+ * is exactly that factor, libjpeg's rounding), WebP the box itself.
+ */
+export function shrinkOnLoadPixels(format: "jpeg" | "webp", width: number, height: number, box: number): number {
+  const shrink = Math.max(width, height) / box;
+  if (format === "webp") return shrink > 1 ? Math.ceil(width / shrink) * Math.ceil(height / shrink) : width * height;
+  let factor = 1;
+  for (const f of [jpegMaxShrinkOnLoad, 4, 2]) {
+    if (shrink >= f) {
+      factor = Math.trunc(shrink) === f ? f / 2 : f;
+      break;
+    }
+  }
+  return Math.ceil(width / factor) * Math.ceil(height / factor);
+}

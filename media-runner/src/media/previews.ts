@@ -4,7 +4,7 @@
  * that small raster, so their cost does not depend on the source resolution.
  */
 import { encode as encodeBlurhash } from "blurhash";
-import sharp from "sharp";
+import sharp, { type SharpOptions } from "sharp";
 import { type Palette, quantizePalette } from "../../../shared/media/palette.ts";
 import type { RunnerThumbnail } from "../../../shared/schemas/runner.ts";
 
@@ -22,9 +22,13 @@ const placeholderPx = 32;
 const palettePx = 64;
 const webpQuality = 78;
 
-/** Decodes input (an image file path or encoded bytes) straight to an RGBA raster that fits maxPx. */
-export async function decodeToRaster(input: string | Buffer, maxPx: number, limitInputPixels: number): Promise<Raster> {
-  const image = sharp(input, { limitInputPixels, sequentialRead: true, animated: false });
+/**
+ * Decodes input (an image file path or encoded bytes) straight to an RGBA raster that fits maxPx. The resize
+ * is the first operation, so JPEG and WebP sources shrink on load (image-decode.ts decides when that is needed).
+ */
+export async function decodeToRaster(input: string | Buffer, maxPx: number, limits: number | Pick<SharpOptions, "limitInputPixels" | "failOn">): Promise<Raster> {
+  const options = typeof limits === "number" ? { limitInputPixels: limits } : limits;
+  const image = sharp(input, { ...options, sequentialRead: true, animated: false });
   const { hasAlpha = false } = await image.metadata();
   const { data, info } = await image
     .autoOrient()

@@ -1,7 +1,8 @@
 /**
  * Large or edge-undecodable images: the pixel count is checked from the header before anything is decoded
  * (decompression bombs are refused early), the bytes are streamed to a temporary file (memory does not
- * grow with the file), and sharp decodes the file once, straight to thumbnail size.
+ * grow with the file), and sharp decodes the file once, straight to thumbnail size. A JPEG or WebP over the
+ * pixel limit is still decoded when shrink-on-load brings what is held in memory under it (limits.ts).
  */
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -13,15 +14,18 @@ import sharp from "sharp";
 import type { RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
-import { decodeImage, readImageMetadata, toImageMetadata } from "../media/image-decode.ts";
+import { decodeImage, decoderOf, fitsDecodeLimit, openImage, readImageMetadata, toImageMetadata, type ImageSource } from "../media/image-decode.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 
 /** Bytes of the file start given to the header check; image headers (IHDR, SOF, VP8X) sit well inside. */
 const headerProbeBytes = 64 * 1024;
 
-function checkPixels(width: number | undefined, height: number | undefined, maxPixels: number): void {
-  if (width !== undefined && height !== undefined && width * height > maxPixels) {
+/** Refuses a picture whose decode would pass the pixel limit, even with shrink-on-load to `box`. */
+function checkPixels(meta: { width?: number; height?: number; format?: string } | undefined, source: Pick<ImageSource, "decoder">,
+  box: number, maxPixels: number): void {
+  const { width, height } = meta ?? {};
+  if (width !== undefined && height !== undefined && !fitsDecodeLimit(source, meta?.format, width, height, box, maxPixels)) {
     throw new RunnerError("IMAGE_TOO_LARGE", `the image is ${width}x${height}, over the limit of ${maxPixels} pixels`);
   }
 }
@@ -51,15 +55,18 @@ export async function runImageJob(
   const head = await headOf(source);
   // No pixel limit on this call: it only reads the header, and must see the size to refuse it.
   const early = await sharp(head, { limitInputPixels: false }).metadata().catch(() => undefined);
-  checkPixels(early?.width, early?.height, maxPixels);
+  const box = request.thumbnailMaxPx;
+  checkPixels(early, { decoder: decoderOf(head).kind }, box, maxPixels);
 
   const dir = await mkdtemp(join(tmpdir(), "media-runner-"));
   try {
     const file = join(dir, "source");
     await timings.time("download", () => pipeline(Readable.from(source.read(0, Infinity)), createWriteStream(file)));
     const decode = { ffmpeg: ctx.binaries.ffmpeg, timeoutMs: ctx.config.processTimeoutMs, maxPixels, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-    const meta = await timings.time("metadata", () => readImageMetadata(file, head, decode).catch((e) => { throw sharpError(e); }));
-    checkPixels(meta.width, meta.height, maxPixels);
+    const image = await timings.time("metadata", () => openImage(file, head, decode).catch((e) => { throw sharpError(e); }));
+    const meta = await timings.time("metadata", () => readImageMetadata(image, maxPixels).catch((e) => { throw sharpError(e); }));
+    checkPixels(meta, image, box, maxPixels);
+    const shrinksOnLoad = (meta.width ?? 0) * (meta.height ?? 0) > maxPixels;
     const response: Omit<RunnerResponse, "timings"> = {};
     if (request.stages.includes("metadata")) {
       response.metadata = { image: toImageMetadata(meta) };
@@ -69,7 +76,7 @@ export async function runImageJob(
     // A header that reads but pixels that do not decode: the metadata stands, the previews fail with a reason.
     const rendered = await renderPreviews(
       request,
-      () => timings.time("decode", () => decodeImage(file, head, request.thumbnailMaxPx, decode).catch((e) => { throw sharpError(e); })),
+      () => timings.time("decode", () => decodeImage(image, box, maxPixels, shrinksOnLoad).catch((e) => { throw sharpError(e); })),
       timings,
       (error) => source.failure !== undefined || ctx.signal.aborted || (isRunnerError(error) && error.code === "PROCESSING_TIMEOUT"),
     );
