@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ffmpegOutputBoundArgs, safeInputArgs } from "../../media-runner/src/media/engine-args.ts";
-import { readImageMetadata } from "../../media-runner/src/media/image-decode.ts";
+import { openImage } from "../../media-runner/src/media/image-decode.ts";
 import { hlsInputArgs } from "../../media-runner/src/proxy/hls-input-args.ts";
 import {
   engineAddressSpaceBytes, engineMaxAllocBytes, engineMaxStreams, engineThreads, probeAnalyzeMicroseconds, probeSizeBytes, stillMaxAllocBytes,
@@ -290,7 +290,7 @@ describe("engine arguments and process limits", () => {
       ffmpeg: failing, timeoutMs: 5_000, maxPixels: 1000, maxPx: 64, mode: "exact", inputArgs: hlsInputArgs(1000),
     }));
     const bmpHead = Buffer.concat([Buffer.from("BM"), Buffer.alloc(30)]);
-    const still = await detail(readImageMetadata(join(work, "none.bmp"), bmpHead, { ffmpeg: failing, timeoutMs: 5_000, maxPixels: 1000 }));
+    const still = await detail(openImage(join(work, "none.bmp"), bmpHead, { ffmpeg: failing, timeoutMs: 5_000, maxPixels: 1000 }));
     const lists = { plain: safeInputArgs(1000), hls: hlsInputArgs(1000), hlsFrame };
     for (const [name, args] of Object.entries(lists)) {
       expect(option(args, "-max_alloc"), name).toBe(String(engineMaxAllocBytes));
