@@ -175,7 +175,10 @@ function codecConfigOf(codecId: string, priv: Uint8Array | undefined, colour: Ma
     case "V_AV1": return priv ? av1Config(priv, described) : undefined;
     case "V_VP9": {
       const features = priv ? matroskaVp9Features(priv) : {};
-      const bitDepth = features.bitDepth ?? colour?.bits ?? 8;
+      // ffmpeg's WebM writes neither CodecPrivate nor BitsPerChannel for VP9: a PQ or HLG transfer then means the
+      // 10-bit profile 2 (HDR10 and HLG are 10-bit; an 8-bit HDR VP9 stream is not something encoders produce).
+      const hdr = colour?.transfer === 16 || colour?.transfer === 18;
+      const bitDepth = features.bitDepth ?? colour?.bits ?? (hdr ? 10 : 8);
       return {
         codec: "vp9", profile: features.profile ?? (bitDepth > 8 ? 2 : 0), level: features.level ?? vp9LevelForSize(track.width, track.height),
         bitDepth, ...(described ? { colour: described } : {}),
