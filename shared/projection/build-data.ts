@@ -4,6 +4,7 @@ import type { ResourceRecord } from "../schemas/record.ts";
 import type { StageName } from "../schemas/stages.ts";
 import { stagesFor, stagesInGroup } from "../stages/index.ts";
 import { renderElement, toHtml } from "./html-tags.ts";
+import { playbackCodecs } from "./playback-codecs.ts";
 import { stageErrors, stageView } from "./processing.ts";
 
 /**
@@ -70,6 +71,7 @@ function buildPlayback(record: ResourceRecord, title: string | undefined, baseUr
     html: toHtml(element, element.tag === "a" ? (title ?? record.probe.finalUrl) : ""),
     // HLS and DASH play natively only in Safari; elsewhere a Media Source Extensions player (hls.js, dash.js).
     ...(record.results.streaming ? { requiresMse: true } : {}),
+    ...playbackCodecs(record),
   };
 }
 

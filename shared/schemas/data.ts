@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Page, RequiresMse, Streaming } from "./streaming-page.ts";
 import { StageError } from "./stages.ts";
+import { browsers } from "../media/browser-support.ts";
 
 // Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
 // unsupported for the category (SPEC 2.3). Empty objects never appear.
@@ -31,6 +32,11 @@ export const Provider = z.object({
   detectionMethod: z.enum(["url-parser", "oembed-discovery"]),
 }).meta({ id: "Provider" });
 
+export const BrowserVerdict = z.object({
+  verdict: z.enum(["native", "mse", "no"]).meta({ description: "native: a <video>/<audio> element plays it; mse: a Media Source Extensions player does; no: neither" }),
+  reasons: z.array(z.string()).meta({ description: "What decided or limits it, e.g. `codec hvc1.1.6.L93.B0 (hevc) plays only with a hardware decoder`" }),
+}).meta({ id: "BrowserVerdict" });
+
 export const Playback = z.object({
   strategy: z.enum(["native", "iframe", "link"]).meta({ description: "`link` for web pages that cannot be played" }),
   component: z.enum(["video", "audio", "img", "iframe", "a"]),
@@ -39,6 +45,15 @@ export const Playback = z.object({
   downloadable: z.boolean(),
   html: z.string().optional().meta({ description: "Ready-to-use HTML (heavy field; see profiles and expand)" }),
   requiresMse: RequiresMse.optional(),
+  codecs: z.string().optional().meta({
+    description: "RFC 6381 type with codecs, what a page passes to `canPlayType` or `MediaSource.isTypeSupported`, "
+      + "e.g. `video/mp4; codecs=\"avc1.64001F, mp4a.40.2\"` (bare for single-codec types such as `audio/mpeg`). "
+      + "Video and audio only, once the container header or the runner named the codecs",
+  }),
+  compatibility: z.record(z.enum(browsers), BrowserVerdict).optional().meta({
+    description: "Per browser (chrome, firefox, safari, ios, android, edge): native, mse (through hls.js/dash.js) or no, "
+      + "with the reasons (codec, profile, HDR transfer, container, moov at the end), from shared/media/browser-support.ts",
+  }),
 }).meta({ id: "Playback" });
 
 export const Duration = z.object({

@@ -72,6 +72,8 @@ export const StageResults = z.object({
   edgeRefused: z.string().optional(),
   /** HLS/DASH manifest facts (written with the metadata stage, inline). */
   streaming: Streaming.optional(),
+  /** RFC 6381 codecs entries of the file's tracks, video first (written with the metadata stage; projected into playback). */
+  codecs: z.array(z.string()).optional(),
   /** Where the runner reads a stream's previews from. */
   streamPreview: StreamPreviewPlan.optional(),
   /** Web page facts from the head (without the media, which has its own stage). */

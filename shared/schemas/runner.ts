@@ -7,6 +7,7 @@ import { z } from "zod";
 import { AudioMetadata, ImageMetadata, PaletteColor, paletteColorsMax, Placeholder, VideoMetadata } from "./data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
 import { inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
+import { maxCodecEntries, maxCodecEntryLength } from "../media/codec-string.ts";
 
 export const runnerApiVersion = "v1";
 export const runnerProcessPath = "/v1/process";
@@ -98,6 +99,8 @@ export const RunnerMetadata = z.object({
   video: VideoMetadata.optional(),
   audio: AudioMetadata.optional(),
   image: ImageMetadata.optional(),
+  codecs: z.array(z.string().max(maxCodecEntryLength)).max(maxCodecEntries).optional()
+    .meta({ description: "RFC 6381 codecs entries of the tracks, video first (e.g. avc1.64001F, mp4a.40.2)" }),
 });
 export type RunnerMetadata = z.infer<typeof RunnerMetadata>;
 

@@ -7,6 +7,8 @@ export const metadataAudio = defineStage({
   engines: ["inline", "runner"],
   group: "metadata",
   runnerStage: "metadata",
-  write: (output) => (output.metadata?.audio ? { audio: output.metadata.audio } : undefined),
+  write: (output) => (output.metadata?.audio
+    ? { audio: output.metadata.audio, ...(output.metadata.codecs?.length ? { codecs: output.metadata.codecs } : {}) }
+    : undefined),
   fills: ["metadata.audio"],
 });

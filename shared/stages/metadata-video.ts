@@ -7,6 +7,8 @@ export const metadataVideo = defineStage({
   engines: ["inline", "runner"],
   group: "metadata",
   runnerStage: "metadata",
-  write: (output) => (output.metadata?.video ? { video: output.metadata.video } : undefined),
+  write: (output) => (output.metadata?.video
+    ? { video: output.metadata.video, ...(output.metadata.codecs?.length ? { codecs: output.metadata.codecs } : {}) }
+    : undefined),
   fills: ["metadata.video"],
 });

@@ -12,6 +12,8 @@ import { readMatroska, type MatroskaFacts } from "../probe/matroska-tracks.ts";
 import { RangeTokenizer } from "../probe/range-tokenizer.ts";
 import { matroskaDurationFromTail, mp3DurationByFrames, oggDurationFromTail } from "../probe/tail-duration.ts";
 import type { z } from "zod";
+import { codecString } from "../../shared/media/codec-string.ts";
+import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
 
 export interface EdgeMediaFacts {
   audio?: z.infer<typeof AudioMetadata>;
@@ -20,6 +22,8 @@ export interface EdgeMediaFacts {
   tracks?: TrackEvidence;
   /** How the duration was found when the container does not declare one ("matroska-tail", "mp3-frames"). */
   durationSource?: string;
+  /** RFC 6381 codecs entries of the video and audio tracks the container's sample entries describe. */
+  codecs?: string[];
 }
 
 const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
@@ -94,6 +98,12 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
       channels,
     });
   }
+  const configs = [video?.codecConfig ?? mkvVideo?.codecConfig, mp4?.tracks.find((t) => t.kind === "audio")?.codecConfig
+    ?? mkv?.tracks.find((t) => t.kind === "audio")?.codecConfig].filter((c) => c !== undefined);
+  // Plain audio files (MP3, FLAC, Ogg) have no sample entry: the codec's name is its codecs entry.
+  const named = configs.length === 0 && codecName ? codecConfigFromFfprobe({ codec_name: codecName }, isMp4(mime)) : undefined;
+  if (named) configs.push(named);
+  if (configs.length > 0) facts.codecs = configs.map(codecString);
   if (duration && sampleRate && !facts.tracks?.video) {
     // music-metadata's bitrate is the audio stream's; fall back to the file's average.
     const bps = format?.bitrate && facts.durationSource === undefined ? format.bitrate : (size * 8) / duration;

@@ -205,6 +205,7 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
     ...(image ? { image } : {}),
     ...(i.facts?.audio ? { audio: i.facts.audio } : {}),
     ...(video ? { video } : {}),
+    ...(i.facts?.codecs ? { codecs: i.facts.codecs } : {}),
   };
   applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
 }

@@ -1,5 +1,7 @@
 import type { RangeByteSource } from "./byte-source.ts";
 import { uint, vint } from "./tail-duration.ts";
+import { aacConfig, av1Config, avcConfig, hevcConfig, matroskaVp9Features, vp9LevelForSize } from "../../shared/media/codec-config.ts";
+import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
 
 /** One TrackEntry of a Matroska/WebM file, as its Tracks element declares it. */
 export interface MatroskaTrack {
@@ -12,6 +14,8 @@ export interface MatroskaTrack {
   sampleRate?: number;
   channels?: number;
   bitDepth?: number;
+  /** Decoder configuration from CodecPrivate and the Colour element, for the codecs string. */
+  codecConfig?: CodecConfig;
 }
 
 export interface MatroskaFacts {
@@ -33,6 +37,8 @@ const ids = {
   trackEntry: 0xae, trackType: 0x83, codecId: 0x86, defaultDuration: 0x23e383, video: 0xe0, audio: 0xe1,
   pixelWidth: 0xb0, pixelHeight: 0xba, displayWidth: 0x54b0, displayHeight: 0x54ba, displayUnit: 0x54b2,
   samplingFrequency: 0xb5, outputSamplingFrequency: 0x78b5, channels: 0x9f, bitDepth: 0x6264, cluster: 0x1f43b675,
+  codecPrivate: 0x63a2, colour: 0x55b0, matrixCoefficients: 0x55b1, bitsPerChannel: 0x55b2, range: 0x55b9,
+  transferCharacteristics: 0x55ba, primaries: 0x55bb,
 } as const;
 
 /** Element header bytes read at once: an ID (at most 4 bytes) and a size (at most 8). */
@@ -98,10 +104,13 @@ function trackOf(b: Uint8Array, entry: Element): MatroskaTrack {
   let frameNs: number | undefined;
   const track: MatroskaTrack = { kind: "other" };
   let display: { w?: number; h?: number; unit: number } = { unit: 0 };
+  let codecPrivate: Uint8Array | undefined;
+  let colour: { primaries?: number; transfer?: number; matrix?: number; range?: number; bits?: number } | undefined;
   for (const f of children(b, entry.start, entry.end)) {
     if (f.id === ids.trackType) type = uint(b, f.start, f.end - f.start);
     if (f.id === ids.codecId) codecId = text(b, f.start, f.end);
     if (f.id === ids.defaultDuration) frameNs = uint(b, f.start, f.end - f.start);
+    if (f.id === ids.codecPrivate) codecPrivate = b.subarray(f.start, f.end);
     if (f.id === ids.video) {
       for (const v of children(b, f.start, f.end)) {
         const value = uint(b, v.start, v.end - v.start);
@@ -110,6 +119,7 @@ function trackOf(b: Uint8Array, entry: Element): MatroskaTrack {
         if (v.id === ids.displayWidth) display.w = value;
         if (v.id === ids.displayHeight) display.h = value;
         if (v.id === ids.displayUnit) display.unit = value;
+        if (v.id === ids.colour) colour = colourOf(b, v);
       }
     }
     if (f.id === ids.audio) {
@@ -132,7 +142,62 @@ function trackOf(b: Uint8Array, entry: Element): MatroskaTrack {
   // DisplayWidth/Height in pixels (unit 0) are the displayed size (anamorphic video).
   if (display.unit === 0 && display.w && display.h) { track.width = display.w; track.height = display.h; }
   if (track.kind === "video" && frameNs) track.fps = Math.round((1e9 / frameNs) * 1000) / 1000;
+  const config = codecConfigOf(codecId, codecPrivate, colour, track);
+  if (config) track.codecConfig = config;
   return track;
+}
+
+type MatroskaColour = { primaries?: number; transfer?: number; matrix?: number; range?: number; bits?: number };
+
+/** Video/Colour: the H.273 code points (Range 2 is full range). */
+function colourOf(b: Uint8Array, el: Element): MatroskaColour {
+  const c: MatroskaColour = {};
+  for (const f of children(b, el.start, el.end)) {
+    const value = uint(b, f.start, f.end - f.start);
+    if (f.id === ids.primaries) c.primaries = value;
+    if (f.id === ids.transferCharacteristics) c.transfer = value;
+    if (f.id === ids.matrixCoefficients) c.matrix = value;
+    if (f.id === ids.range) c.range = value;
+    if (f.id === ids.bitsPerChannel) c.bits = value;
+  }
+  return c;
+}
+
+/** The codecs-string configuration: CodecPrivate is the ISOBMFF record for AVC, HEVC and AV1, the AudioSpecificConfig for AAC. */
+function codecConfigOf(codecId: string, priv: Uint8Array | undefined, colour: MatroskaColour | undefined, track: MatroskaTrack): CodecConfig | undefined {
+  // Unspecified (2) code points mean the defaults: BT.709.
+  const described: ColourDescription | undefined = colour && (colour.primaries ?? colour.transfer ?? colour.matrix) !== undefined
+    ? { primaries: pick(colour.primaries), transfer: pick(colour.transfer), matrix: pick(colour.matrix), fullRange: colour.range === 2 }
+    : undefined;
+  switch (codecId) {
+    case "V_MPEG4/ISO/AVC": return priv ? avcConfig(priv) : undefined;
+    case "V_MPEGH/ISO/HEVC": return priv ? hevcConfig(priv, "hev1") : undefined;
+    case "V_AV1": return priv ? av1Config(priv, described) : undefined;
+    case "V_VP9": {
+      const features = priv ? matroskaVp9Features(priv) : {};
+      // ffmpeg's WebM writes neither CodecPrivate nor BitsPerChannel for VP9: a PQ or HLG transfer then means the
+      // 10-bit profile 2 (HDR10 and HLG are 10-bit; an 8-bit HDR VP9 stream is not something encoders produce).
+      const hdr = colour?.transfer === 16 || colour?.transfer === 18;
+      const bitDepth = features.bitDepth ?? colour?.bits ?? (hdr ? 10 : 8);
+      return {
+        codec: "vp9", profile: features.profile ?? (bitDepth > 8 ? 2 : 0), level: features.level ?? vp9LevelForSize(track.width, track.height),
+        bitDepth, ...(described ? { colour: described } : {}),
+      };
+    }
+    case "V_VP8": return { codec: "vp8" };
+    case "V_THEORA": return { codec: "theora" };
+    case "A_OPUS": return { codec: "opus" };
+    case "A_VORBIS": return { codec: "vorbis" };
+    case "A_FLAC": return { codec: "flac" };
+    case "A_MPEG/L3": return { codec: "mp3" };
+    case "A_AC3": return { codec: "ac3" };
+    case "A_EAC3": return { codec: "eac3" };
+    default: return codecId.startsWith("A_AAC") && priv ? aacConfig(priv) : undefined;
+  }
+}
+
+function pick(value: number | undefined): number {
+  return value === undefined || value === 2 ? 1 : value;
 }
 
 interface Element { id: number; start: number; end: number }

@@ -1,5 +1,7 @@
 import { ascii, concatBytes, u16be, u32be } from "../enrich/image/header/bytes.ts";
 import type { RangeByteSource } from "./byte-source.ts";
+import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";
+import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
 
 /** One track of an MP4/MOV `moov`, as its boxes declare it (ISO/IEC 14496-12). */
 export interface Mp4Track {
@@ -18,6 +20,8 @@ export interface Mp4Track {
   /** The audio entry's sample size (meaningful for lossless and PCM codecs). */
   bitDepth?: number;
   hdr?: "sdr" | "pq" | "hlg";
+  /** The sample entry's decoder configuration (avcC, hvcC, vpcC, av1C, esds, or the entry code itself). */
+  codecConfig?: CodecConfig;
   /** An attached cover (QuickTime/3GP `covr` is metadata, not a track; a one-sample JPEG track is one). */
   stillPicture?: boolean;
 }
@@ -277,7 +281,10 @@ function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
   const width = u16be(b, entry.start + 24);
   const height = u16be(b, entry.start + 26);
   if (width && height) { track.width = width; track.height = height; }
+  let colour: ColourDescription | undefined;
+  let av1: Uint8Array | undefined;
   for (const box of boxes(b, entry.start + 78, entry.end)) {
+    const body = b.subarray(box.start, box.end);
     if (box.type === "avcC") {
       const idc = b[box.start + 1] ?? 0;
       const constrained = idc === 66 && ((b[box.start + 2] ?? 0) & 0x40) !== 0;
@@ -285,18 +292,30 @@ function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
       if (name) track.profile = name;
       // These profiles are 8-bit 4:2:0 by definition; higher ones declare chroma and depth elsewhere.
       if (idc === 66 || idc === 77 || idc === 88 || idc === 100) track.pixelFormat = "yuv420p";
+      track.codecConfig = avcConfig(body, entry.type === "avc3" ? "avc3" : "avc1");
     }
     if (box.type === "hvcC") {
       const idc = (b[box.start + 1] ?? 0) & 0x1f;
       if (hevcProfiles[idc]) track.profile = hevcProfiles[idc];
       if (idc === 1) track.pixelFormat = "yuv420p";
       if (idc === 2) track.pixelFormat = "yuv420p10le";
+      track.codecConfig = hevcConfig(body, entry.type === "hev1" ? "hev1" : "hvc1");
     }
+    // vpcC is a full box: version and flags come first.
+    if (box.type === "vpcC") track.codecConfig = vpcConfig(body.subarray(4));
+    if (box.type === "av1C") av1 = body;
     if (box.type === "colr" && ascii(b, box.start, 4) === "nclx") {
-      const transfer = u16be(b, box.start + 6);
+      const transfer = u16be(b, box.start + 6) ?? 2;
       track.hdr = transfer === 16 ? "pq" : transfer === 18 ? "hlg" : "sdr";
+      colour = {
+        primaries: u16be(b, box.start + 4) ?? 2, transfer, matrix: u16be(b, box.start + 8) ?? 2,
+        fullRange: ((b[box.start + 10] ?? 0) & 0x80) !== 0,
+      };
     }
   }
+  // av1C has no colour of its own: the codecs string takes it from colr, which may come after it.
+  if (av1) track.codecConfig = av1Config(av1, colour);
+  if (!track.codecConfig && entry.type === "vp08") track.codecConfig = { codec: "vp8" };
 }
 
 /** AudioSampleEntry (version 0): channel count at 16, sample rate (16.16) at 24. */
@@ -315,14 +334,28 @@ function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
   for (const box of boxes(b, childrenAt, entry.end)) {
     // muxers write 2 in the entry's channel count whatever the stream; AAC's own config has the real number.
     if (box.type === "esds") {
-      const aacChannels = esdsChannels(b, box.start + 4, box.end);
-      if (aacChannels) track.channels = aacChannels;
+      const esds = readEsds(b, box.start + 4, box.end);
+      if (esds?.channels) track.channels = esds.channels;
+      track.codecConfig = esds?.config;
     }
   }
+  track.codecConfig ??= audioEntryConfigs[entry.type];
 }
 
-/** Descriptor (tag, size in up to 4 bytes of 7 bits) walk of an esds box to AudioSpecificConfig's channels. */
-function esdsChannels(b: Uint8Array, start: number, end: number): number | undefined {
+/** Sample entries whose code alone is the codecs entry. */
+const audioEntryConfigs: Readonly<Record<string, CodecConfig>> = {
+  Opus: { codec: "opus" }, fLaC: { codec: "flac" }, "ac-3": { codec: "ac3" }, "ec-3": { codec: "eac3" }, ".mp3": { codec: "mp3-in-mp4" },
+  alac: { codec: "alac" },
+};
+/** MPEG-4 objectTypeIndication values of MPEG audio: 0x40 is MPEG-4 Audio (AAC), 0x69/0x6B MPEG-2/1 (MP3). */
+const mpeg4Audio = 0x40;
+const mpegLayer3 = new Set([0x69, 0x6b]);
+
+/**
+ * Descriptor (tag, size in up to 4 bytes of 7 bits) walk of an esds box: the object type, and from
+ * AudioSpecificConfig the AAC object type and channels.
+ */
+function readEsds(b: Uint8Array, start: number, end: number): { channels?: number; config?: CodecConfig } | undefined {
   let o = start;
   const descriptor = (): { tag: number; data: number } | undefined => {
     const tag = b[o];
@@ -342,9 +375,12 @@ function esdsChannels(b: Uint8Array, start: number, end: number): number | undef
   o = es.data + 3 + (flags & 0x80 ? 2 : 0) + (flags & 0x40 ? 1 + (b[es.data + 3] ?? 0) : 0) + (flags & 0x20 ? 2 : 0);
   const config = descriptor();
   if (config?.tag !== 0x04) return undefined;
+  const objectType = b[config.data];
+  if (objectType !== undefined && mpegLayer3.has(objectType)) return { config: { codec: "mp3-in-mp4" } };
   o = config.data + 13;
   const specific = descriptor();
   if (specific?.tag !== 0x05 || specific.data + 2 > end) return undefined;
+  const aac = objectType === mpeg4Audio ? aacConfig(b.subarray(specific.data, Math.min(end, specific.data + 2))) : undefined;
   // AudioSpecificConfig: object type (5 bits), frequency index (4; 15 = 24 explicit bits), channel config (4).
   const read = (from: number, count: number) => {
     let v = 0;
@@ -353,5 +389,6 @@ function esdsChannels(b: Uint8Array, start: number, end: number): number | undef
   };
   const count = read(read(5, 4) === 15 ? 33 : 9, 4);
   // Configurations 1-6 are that many channels, 7 is 7.1 (8 channels); 0 means "in the stream".
-  return count >= 1 && count <= 6 ? count : count === 7 ? 8 : undefined;
+  const channels = count >= 1 && count <= 6 ? count : count === 7 ? 8 : undefined;
+  return { ...(channels ? { channels } : {}), ...(aac ? { config: aac } : {}) };
 }

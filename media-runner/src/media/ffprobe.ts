@@ -15,6 +15,12 @@ const FfprobeStream = z.looseObject({
   pix_fmt: z.string().optional(),
   profile: z.string().optional(),
   color_transfer: z.string().optional(),
+  // For the RFC 6381 codecs string: level (H.264 level_idc, HEVC general_level_idc, AV1 seq_level_idx), the
+  // sample entry code (avc1/avc3, hvc1/hev1), the colour description of HDR streams.
+  level: z.number().optional(),
+  codec_tag_string: z.string().optional(),
+  color_primaries: z.string().optional(),
+  color_range: z.string().optional(),
   channel_layout: z.string().optional(),
   bits_per_raw_sample: numeric,
   bits_per_sample: z.number().optional(),

@@ -2,6 +2,8 @@
 import { formatBitrate, formatDuration } from "../../../shared/format/index.ts";
 import type { RunnerMetadata } from "../../../shared/schemas/runner.ts";
 import { frameRate, positive, type FfprobeOutput, type FfprobeStream } from "./ffprobe.ts";
+import { codecString } from "../../../shared/media/codec-string.ts";
+import { codecConfigFromFfprobe } from "../../../shared/media/ffprobe-codec.ts";
 
 type VideoMetadata = NonNullable<RunnerMetadata["video"]>;
 type AudioMetadata = NonNullable<RunnerMetadata["audio"]>;
@@ -106,4 +108,17 @@ export function toAudioMetadata(probe: FfprobeOutput, stream: FfprobeStream): Au
     bitDepth: stream.codec_name && depthCodecs.test(stream.codec_name) ? depth : undefined,
     codec: stream.codec_name,
   });
+}
+
+/**
+ * RFC 6381 codecs entries of the picture and sound streams, video first (`playback.codecs`). Undefined when
+ * neither has an entry browsers know (e.g. PCM, WMA).
+ */
+export function toCodecs(probe: FfprobeOutput, video: FfprobeStream | undefined, audio: FfprobeStream | undefined): string[] | undefined {
+  const inMp4 = /\bmp4\b|\bmov\b/.test(probe.format?.format_name ?? "");
+  const entries = [video, audio]
+    .map((stream) => (stream ? codecConfigFromFfprobe(stream, inMp4) : undefined))
+    .filter((config) => config !== undefined)
+    .map(codecString);
+  return entries.length > 0 ? entries : undefined;
 }

@@ -8,7 +8,7 @@ import { RunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { extractFrame, representativeTime } from "../media/frame.ts";
 import { probe, type FfprobeOutput } from "../media/ffprobe.ts";
-import { audioStream, durationSeconds, toAudioMetadata, toVideoMetadata, videoStream } from "../media/metadata.ts";
+import { audioStream, durationSeconds, toAudioMetadata, toCodecs, toVideoMetadata, videoStream } from "../media/metadata.ts";
 import { decodeToRaster, isMostlyBlack, type Raster } from "../media/previews.ts";
 import { engineStep, type JobContext, type Timings } from "./context.ts";
 import { previewsEndedAs, renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
@@ -63,6 +63,8 @@ export async function runAvJob(
         // Audio facts for audio files, and for a video asked for as audio (the caller's category, answered).
         ...(audio && (!video || request.category === "audio") ? { audio: toAudioMetadata(probed, audio) } : {}),
       };
+      const codecs = toCodecs(probed, video, audio);
+      if (codecs) response.metadata.codecs = codecs;
       stages.metadata = { status: "done" };
     }
     if (!wantsPreview(request)) return { ...response, stages };

@@ -4,6 +4,7 @@ import type { EmbedResponse, InspectResponse } from "../../../shared/schemas/ins
 import type { InspectData } from "../../../shared/schemas/data.ts";
 import type { Exchange } from "./api.ts";
 import { append, byId, clear, h, hexColor, isSameOrigin, safeUrl } from "./dom.ts";
+import { verdicts } from "./verdicts.ts";
 
 type Diagnostics = NonNullable<InspectData["diagnostics"]>;
 type EmbedData = EmbedResponse["data"];
@@ -29,6 +30,7 @@ export function renderCard({ envelope, embed }: CardInput): void {
       .filter(Boolean).join(" · ")),
     section("Preview", previewNote(data), visual(data), palette(data)),
     section("Player", `playback.component: ${data.playback?.component ?? "none"}`, player(data, embed, title)),
+    data.playback?.compatibility ? section("Will it play here?", "playback.codecs · playback.compatibility", verdicts(data.playback)) : null,
     section("Facts", null, facts(data)),
     data.network ? section("Origin response headers", "debug=true, expand=rawHeaders", headerTable(data.network.headers)) : null,
   );
