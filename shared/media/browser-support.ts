@@ -26,7 +26,7 @@ const all = (s: Support): Row => ({ chrome: s, firefox: s, safari: s, ios: s, an
 
 export type CodecFamily =
   | "h264" | "hevc" | "vp8" | "vp9" | "av1" | "theora"
-  | "aac" | "mp3" | "opus" | "vorbis" | "flac" | "ac3" | "eac3" | "alac";
+  | "aac" | "mp3" | "opus" | "vorbis" | "flac" | "ac3" | "eac3" | "alac" | "pcm";
 
 /** Codec families (MDN codec guides, caniuse). */
 export const codecSupport: Readonly<Record<CodecFamily, Row>> = {
@@ -48,6 +48,8 @@ export const codecSupport: Readonly<Record<CodecFamily, Row>> = {
   ac3: { chrome: "no", firefox: "no", safari: "yes", ios: "yes", android: "no", edge: "no" },
   eac3: { chrome: "no", firefox: "no", safari: "yes", ios: "yes", android: "no", edge: "no" },
   alac: { chrome: "no", firefox: "no", safari: "yes", ios: "yes", android: "no", edge: "no" },
+  // Linear PCM in WAVE (format tag 1, RFC 2361 `codecs="1"`): every engine (MDN "WAVE", caniuse wav).
+  pcm: all("yes"),
 };
 
 export type ContainerFamily = "mp4" | "webm" | "ogg" | "mpeg" | "flac" | "wav" | "quicktime" | "matroska" | "hls" | "dash";
@@ -100,7 +102,7 @@ export function codecFamily(entry: string): CodecFamily | undefined {
   if (prefix === "av01") return "av1";
   if (prefix === "mp4a") return e === "mp4a.6b" || e === "mp4a.69" || e === "mp4a.40.34" ? "mp3" : "aac";
   const simple: Record<string, CodecFamily> = {
-    mp3: "mp3", opus: "opus", vorbis: "vorbis", flac: "flac", "ac-3": "ac3", "ec-3": "eac3", theora: "theora", alac: "alac",
+    mp3: "mp3", opus: "opus", vorbis: "vorbis", flac: "flac", "ac-3": "ac3", "ec-3": "eac3", theora: "theora", alac: "alac", "1": "pcm",
   };
   return simple[e];
 }

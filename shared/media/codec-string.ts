@@ -20,7 +20,9 @@ export type CodecConfig =
   | { codec: "av1"; profile: number; level: number; tier: 0 | 1; bitDepth: number; colour?: ColourDescription }
   | { codec: "aac"; objectType: number }
   | { codec: "mp3-in-mp4" }
-  | { codec: "vp8" | "opus" | "vorbis" | "flac" | "ac3" | "eac3" | "mp3" | "theora" | "alac" };
+  | { codec: "vp8" | "opus" | "vorbis" | "flac" | "ac3" | "eac3" | "mp3" | "theora" | "alac" }
+  /** Linear PCM (WAVE format tag 1). */
+  | { codec: "pcm" };
 
 /** ISO/IEC 23091-2 code points (1 = BT.709, 16 = PQ, 18 = HLG, 9 = BT.2020). */
 export interface ColourDescription { primaries: number; transfer: number; matrix: number; fullRange: boolean }
@@ -51,6 +53,8 @@ export function codecString(config: CodecConfig): string {
     case "mp3-in-mp4": return "mp4a.6B";
     case "ac3": return "ac-3";
     case "eac3": return "ec-3";
+    // RFC 2361: a WAVE format tag is the codecs entry of audio/wav; linear PCM is 1.
+    case "pcm": return "1";
     default: return config.codec;
   }
 }

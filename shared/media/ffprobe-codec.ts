@@ -83,6 +83,8 @@ export function codecConfigFromFfprobe(s: FfprobeCodecFields, inMp4: boolean): C
     case "mp3": return inMp4 ? { codec: "mp3-in-mp4" } : { codec: "mp3" };
     case "vp8": case "opus": case "vorbis": case "flac": case "ac3": case "eac3": case "theora": case "alac":
       return { codec: s.codec_name };
-    default: return undefined;
+    default:
+      // pcm_s16le, pcm_f32le, ...: linear PCM whatever the sample format.
+      return s.codec_name?.startsWith("pcm_") && !inMp4 ? { codec: "pcm" } : undefined;
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { aacConfig, av1Config, avcConfig, hevcConfig, matroskaVp9Features, vpcConfig, vp9LevelForSize } from "../../shared/media/codec-config.ts";
 import { codecString, codecsOf, mimeWithCodecs } from "../../shared/media/codec-string.ts";
 import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
+import { compatibility } from "../../shared/media/browser-support.ts";
 
 const bytes = (...b: number[]) => Uint8Array.from(b);
 const str = (c: ReturnType<typeof avcConfig>) => codecString(c!);
@@ -77,7 +78,8 @@ describe("codec strings from ffprobe's stream fields", () => {
     expect(s({ codec_name: "aac", profile: "HE-AAC" })).toBe("mp4a.40.5");
     expect(s({ codec_name: "mp3" })).toBe("mp4a.6B");
     expect(s({ codec_name: "mp3" }, false)).toBe("mp3");
-    expect(codecConfigFromFfprobe({ codec_name: "pcm_s16le" }, false)).toBeUndefined();
+    expect(codecConfigFromFfprobe({ codec_name: "pcm_s16le" }, true)).toBeUndefined();
+    expect(codecConfigFromFfprobe({ codec_name: "dts" }, false)).toBeUndefined();
   });
 });
 
@@ -87,5 +89,16 @@ describe("the type with codecs", () => {
     expect(mimeWithCodecs("audio/mpeg", ["mp3"])).toBe("audio/mpeg");
     expect(mimeWithCodecs("audio/flac", ["flac"])).toBe("audio/flac");
     expect(codecsOf('video/webm; codecs="vp09.00.10.08, opus"')).toEqual(["vp09.00.10.08", "opus"]);
+  });
+});
+
+describe("linear PCM in WAVE", () => {
+  it("is format tag 1 (RFC 2361), bare on audio/wav, and plays everywhere", () => {
+    const config = codecConfigFromFfprobe({ codec_name: "pcm_s16le" }, false)!;
+    expect(codecString(config)).toBe("1");
+    expect(mimeWithCodecs("audio/wav", ["1"])).toBe("audio/wav");
+    expect(codecConfigFromFfprobe({ codec_name: "pcm_s16le" }, true)).toBeUndefined();
+    const verdicts = compatibility({ mime: "audio/wav", codecs: ["1"] });
+    for (const browser of Object.values(verdicts)) expect(browser.verdict).toBe("native");
   });
 });
