@@ -16,23 +16,28 @@ const deepObject = (levels: number, inner = "1") => '{"a":'.repeat(levels) + inn
 const ldScript = (json: string) => `<script type="application/ld+json">${json}</script>`;
 const page = (title: string, head: string) => `<!doctype html><html><head><title>${title}</title>${head}</head><body>body</body></html>`;
 
-/** Just under the head reader's 128 KiB per JSON-LD block, so each block is kept and parsed. */
-const blockBytes = 120 * 1024;
-const bracketsPerBlock = Math.floor((blockBytes - 40) / 2);
+/**
+ * The head reader hands at most 64 KiB of one <script> to the JSON-LD reader (html-scan's maxTextBytes; a longer
+ * block is cut, so fails to parse and is dropped): the deepest JSON that reaches the reader fits in that.
+ */
+const keptBlockChars = 63 * 1024;
 
 export const depthFixtures: Record<string, string> = {
-  // Array nesting, where the JSON-LD reader looks for text (a headline that is a list of lists ...).
+  // The attacker's page: 20,000 levels of array (40 KB) where the reader looks for text, and a bare one.
   "jsonld-array.html": page("Deep array page",
-    ldScript(`{"@context":"https://schema.org","@type":"Article","headline":${deepArray(depthLevels, '"inner"')},"author":${deepArray(depthLevels, '"inner"')}}`)
+    ldScript(`{"@context":"https://schema.org","@type":"Article","headline":${deepArray(depthLevels, '"inner"')}}`)
     + ldScript(deepArray(depthLevels))),
-  // Object nesting (20,000 levels, 120 KB a block), in the fields the reader follows and as a graph member.
+  // Object nesting: 10,000 levels (60 KB, kept and parsed) in the fields the reader follows and as a graph
+  // member; 20,000 levels (120 KB) is past the 64 KiB a block may have, so is cut and dropped.
   "jsonld-object.html": page("Deep object page",
-    ldScript(`{"@type":"Article","author":${deepObject(depthLevels)}}`)
-    + ldScript(`{"@type":"Article","image":${deepObject(depthLevels)}}`)
-    + ldScript(`{"@graph":[${deepObject(depthLevels)}]}`)),
-  // Four blocks of 120 KiB each (480 KiB of head): the most JSON-LD nesting one page can hand the reader.
+    ldScript(`{"@type":"Article","author":${deepObject(depthLevels / 2)}}`)
+    + ldScript(`{"@type":"Article","image":${deepObject(depthLevels / 2)}}`)
+    + ldScript(`{"@graph":[${deepObject(depthLevels / 2)}]}`)
+    + ldScript(`{"@type":"Article","author":${deepObject(depthLevels)}}`)),
+  // Eight blocks (the most kept) of 63 KiB of nesting each, 505 KiB of head: the most JSON-LD nesting one page
+  // can hand the reader.
   "jsonld-512k.html": page("Worst head page",
-    Array.from({ length: 4 }, () => ldScript(`{"@type":"Article","name":${deepArray(bracketsPerBlock - 20, '"x"')}}`)).join("")),
+    Array.from({ length: 8 }, () => ldScript(`{"@type":"Article","name":${deepArray((keptBlockChars - 40) / 2, '"x"')}}`)).join("")),
   // og:video names another page, which names real media: no page-to-page chains, and no waiting for one.
   "outer-full.html": page("Outer full", `<meta property="og:video" content="inner-full.html">`),
   "inner-full.html": page("Inner full", `<meta property="og:video" content="/media/video.mp4">`),

@@ -15,20 +15,19 @@ async function timedInspect(url: string, query: string) {
 }
 
 describe("JSON-LD nested 20,000 deep", () => {
-  it.each([
-    // The old reader recursed once per list level where it looked for text: headline [[[["inner"]]]] was "inner".
-    ["array nesting (headline, author and a bare [[[[...]]]] block)", "jsonld-array.html", "Deep array page"],
-    // Objects were already walked at most maxJsonLdDepth deep; this page guards that bound.
-    ["object nesting (author, image and an @graph member)", "jsonld-object.html", "Deep object page"],
-  ])("%s: 200 with the page's own title, nothing read from past the bound", async (_name, file, title) => {
-    const { status, body } = await inspect(depth(file), "profile=fast&fields=page");
-    expect(status).toBe(200);
-    expect(body.data.page).toEqual({ title });
+  it("array and object nesting: 200 with each page's own title, nothing read from past the bound", async () => {
+    // The old reader recursed once per list level where it looks for text: headline [[[...["inner"]...]]] became
+    // the title. Objects were already walked at most maxJsonLdDepth deep; the second page guards that bound.
+    for (const [file, title] of [["jsonld-array.html", "Deep array page"], ["jsonld-object.html", "Deep object page"]]) {
+      const { status, body } = await inspect(depth(file!), "profile=fast&fields=page");
+      expect(status).toBe(200);
+      expect(body.data.page).toEqual({ title });
+    }
   });
 
-  it("a 480 KiB head of the deepest JSON-LD the reader keeps: 200 within a second", async () => {
+  it("a 505 KiB head of the deepest JSON-LD the reader keeps: 200 within a second", async () => {
     const { status, body, ms } = await timedInspect(depth("jsonld-512k.html"), "profile=fast&fields=page");
-    console.log(`depth: 480 KiB JSON-LD head answered in ${ms} ms`);
+    console.log(`depth: 505 KiB JSON-LD head answered in ${ms} ms`);
     expect(status).toBe(200);
     expect(body.data.page.title).toBe("Worst head page");
     expect(ms).toBeLessThan(1_000);
