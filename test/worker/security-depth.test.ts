@@ -47,8 +47,9 @@ describe("JSON-LD nested 20,000 deep", () => {
       expect(readJsonLd([input])).toEqual({ media: [] });
       const ms = performance.now() - started;
       console.log(`depth: readJsonLd of ${input.slice(0, 12)}... (${input.length} chars) in ${ms.toFixed(0)} ms`);
-      // JSON.parse of 512 KiB is most of it; the bound is generous for a loaded 2-core machine.
-      expect(ms).toBeLessThan(1_500);
+      // JSON.parse of 512 KiB is most of it (its failure on 512 KiB of unclosed `[` took 1.4 s on a loaded
+      // 2-core machine); the bound only separates "bounded" from a hang, so it is generous.
+      expect(ms).toBeLessThan(3_000);
     }
     // What is readable within the bound is still read.
     expect(readJsonLd([`{"@type":"Article","headline":[["Shallow"]],"author":[{"name":"Ada"}]}`])).toMatchObject({ title: "Shallow", author: "Ada" });
