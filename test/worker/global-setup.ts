@@ -6,6 +6,7 @@ import { ensureMediaFixtures, factFixtures } from "../support/media-fixtures.ts"
 import { ensureHeadFixtures, headFixtureFiles } from "../support/head-fixtures.ts";
 import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
 import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
+import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../support/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../support/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
@@ -39,6 +40,7 @@ export default async function setup(project: TestProject) {
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
   ensureHeadFixtures(mediaDir, join(root, "fixtures", "images"));
   ensureHostileMp4s(mediaDir);
+  ensureDepthFixtures(mediaDir);
   const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
   project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file) => [file,
     ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));

@@ -8,8 +8,9 @@
 import { inheritAttributes, stringToMpdXml, toPlaylists, type MpdElement, type MpdRepresentationInfo } from "mpd-parser";
 import type { StreamingAudio, StreamingSubtitle, StreamingVariant } from "../../shared/schemas/streaming-page.ts";
 import { ManifestError } from "./manifest-error.ts";
-import { maxDashAdaptationSets, maxDashBaseUrls, maxDashPeriods, maxRenditions, maxVariants } from "./limits.ts";
+import { maxDashAdaptationSets, maxDashBaseUrls, maxDashPeriods, maxDashXmlDepth, maxRenditions, maxVariants } from "./limits.ts";
 import { resolveUri } from "./resolve-uri.ts";
+import { xmlNestingExceeds } from "./xml-nesting.ts";
 
 export interface DashVideo extends StreamingVariant {
   /** Index into the parsed representations, to build its first segment. */
@@ -29,6 +30,7 @@ export interface DashManifest {
 }
 
 export function parseDash(text: string, manifestUrl: string): DashManifest {
+  if (xmlNestingExceeds(text, maxDashXmlDepth)) throw new ManifestError(`the MPD nests elements more than ${maxDashXmlDepth} deep`);
   let mpd: MpdElement;
   try {
     mpd = stringToMpdXml(text);

@@ -28,3 +28,9 @@ export const maxManifestDepth = 2;
 export const maxDashPeriods = 32;
 export const maxDashBaseUrls = 16;
 export const maxDashAdaptationSets = 64;
+/**
+ * Element nesting of an MPD (checked in one linear pass before the XML parser runs). Real MPDs nest about 7 deep
+ * (MPD > Period > AdaptationSet > Representation > SegmentTemplate > SegmentTimeline > S; event payloads a few
+ * more); the XML parser's work grows faster than linearly with nesting.
+ */
+export const maxDashXmlDepth = 32;

@@ -24,7 +24,7 @@ export interface JsonLdFacts {
 
 /** schema.org objects looked at across all blocks. */
 export const maxJsonLdNodes = 500;
-/** Nesting followed (graph -> article -> video -> thumbnail ...). */
+/** Nesting followed (graph -> article -> video -> thumbnail ..., or lists of lists of a value); deeper says nothing. */
 export const maxJsonLdDepth = 8;
 
 type Node = Record<string, unknown>;
@@ -90,22 +90,35 @@ function hasType(node: Node, types: readonly string[]): boolean {
   return list.some((t) => typeof t === "string" && types.includes(t.replace(/^(https?:\/\/)?schema\.org\//, "")));
 }
 
-function text(value: unknown): string | undefined {
-  if (Array.isArray(value)) return text(value[0]);
+/**
+ * A list stands for its first item; a list of lists is unwrapped at most maxJsonLdDepth levels, in a loop (a
+ * value is only ever as deep as the page makes it, and recursing once per level would let 20,000 levels of
+ * `[` overflow the stack). Deeper than that, the value says nothing.
+ */
+function firstItem(value: unknown): unknown {
+  for (let level = 0; Array.isArray(value); level++) {
+    if (level >= maxJsonLdDepth) return undefined;
+    value = value[0];
+  }
+  return value;
+}
+
+function text(raw: unknown): string | undefined {
+  const value = firstItem(raw);
   if (typeof value === "number") return String(value);
   if (typeof value !== "string") return undefined;
   const clean = value.replace(/\s+/g, " ").trim();
   return clean || undefined;
 }
 
-function imageUrl(value: unknown): string | undefined {
-  if (Array.isArray(value)) return imageUrl(value[0]);
+function imageUrl(raw: unknown): string | undefined {
+  const value = firstItem(raw);
   if (value && typeof value === "object") return text((value as Node).url) ?? text((value as Node).contentUrl);
   return text(value);
 }
 
-function personName(value: unknown): string | undefined {
-  if (Array.isArray(value)) return personName(value[0]);
+function personName(raw: unknown): string | undefined {
+  const value = firstItem(raw);
   if (value && typeof value === "object") return text((value as Node).name);
   return text(value);
 }

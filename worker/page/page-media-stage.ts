@@ -5,11 +5,20 @@
  */
 import type { PageMedia } from "../../shared/schemas/streaming-page.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { finishStage } from "../resource/stage-state.ts";
+import { finishStage, pendingStages } from "../resource/stage-state.ts";
 
 export type NestedReply = { ok: true; record: ResourceRecord } | { ok: false; reason: string };
 /** Inspects another URL as its own resource (never running its page:media stage: no page-to-page chains). */
 export type InspectNested = (url: string, profile: "fast" | "full") => Promise<NestedReply>;
+
+/**
+ * Whether a nested inspection (media a page names) has everything it will get. Its own page:media never runs
+ * (no page-to-page chains), so when the named URL is itself a page, that stage stays pending: waiting for it
+ * would hold the naming page's answer until the `full` wait runs out.
+ */
+export function nestedInspectionDone(record: ResourceRecord): boolean {
+  return pendingStages(record).every((stage) => stage === "page:media");
+}
 
 /** Named media tried, best first (the first that is media wins). */
 export const maxPageMediaInspections = 2;
@@ -27,6 +36,7 @@ export async function runPageMediaStage(record: ResourceRecord, inspect: Inspect
     const media = pageMediaOf(url, reply.record);
     if (!media) {
       reason = `the named URL is not a media file (${reply.record.probe.mime})`;
+      if (reply.record.category === "webpage") reason += ": a web page, whose own media is not followed (no page-to-page chains)";
       continue;
     }
     record.results.pageMedia = media;

@@ -8,7 +8,7 @@ import type { StageName } from "../../shared/schemas/stages.ts";
 import { firstInspection } from "../inspect/first-inspection.ts";
 import { runEdgeImageStages } from "../enrich/edge-image-stages.ts";
 import { runOembedStage } from "../enrich/oembed-stage.ts";
-import { runPageMediaStage, type NestedReply } from "../page/page-media-stage.ts";
+import { nestedInspectionDone, runPageMediaStage, type NestedReply } from "../page/page-media-stage.ts";
 import { detectProvider } from "../../shared/providers/index.ts";
 import { normalizeUrl, parseTargetUrl, resourceKey } from "../inspect/target-url.ts";
 import { newJobId } from "../jobs/job-id.ts";
@@ -157,12 +157,15 @@ export class ResourceObject extends DurableObject<Env> {
       if (call.profile !== "fast") await this.runEdgeStages();
       let record = this.record() ?? first;
       if (call.profile === "fast" && this.edgePending(record)) await this.scheduleAlarm(Date.now());
-      if (call.profile === "full" && !isComplete(record)) {
-        await this.waitForCompletion(this.config.FULL_WAIT_TIMEOUT_MS);
+      // A nested call waits only for what it can get: never for the page:media stage it does not run.
+      const done = call.nested ? nestedInspectionDone : isComplete;
+      if (call.profile === "full" && !done(record)) {
+        await this.waitForCompletion(this.config.FULL_WAIT_TIMEOUT_MS, done);
       }
       record = this.record() ?? record;
       const complete = isComplete(record);
-      const wantsJob = call.webhookUrl !== undefined || (!complete && call.profile !== "fast" && call.profile !== "embed");
+      // A nested call has no caller to hand a job to.
+      const wantsJob = call.webhookUrl !== undefined || (!complete && !call.nested && call.profile !== "fast" && call.profile !== "embed");
       let job: { id: string; status: "processing" | "complete" } | undefined;
       // One job per (resource, webhookUrl, caller URL) for the job's lifetime: repeats join it (issue 15, finding 7).
       const joined = call.webhookUrl !== undefined ? this.jobs.existingForWebhook(call.webhookUrl, call.callerUrl, Date.now()) : undefined;
@@ -431,11 +434,11 @@ export class ResourceObject extends DurableObject<Env> {
   }
 
   /** Resolves when every stage is done or the time is up; woken by recordChanged, no polling. */
-  private waitForCompletion(timeoutMs: number): Promise<void> {
+  private waitForCompletion(timeoutMs: number, done: (record: ResourceRecord) => boolean = isComplete): Promise<void> {
     return new Promise((resolve) => {
       const check = () => {
         const record = this.record();
-        if (!record || isComplete(record)) finish();
+        if (!record || done(record)) finish();
       };
       const finish = () => {
         clearTimeout(timer);
