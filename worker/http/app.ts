@@ -14,7 +14,9 @@ import { notFound, onError, validationHook, wrongMethod } from "./error-handling
 import { requestBodyLimit } from "./json-body.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
-import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
+import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, oembedRoute, sharePageRoute, thumbnailRoute } from "./route-definitions.ts";
+import { answerOembed } from "./oembed-handler.ts";
+import { answerSharePage } from "./share-page.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
 import { isComplete } from "../resource/stage-state.ts";
@@ -46,6 +48,9 @@ export function createApp() {
   // Every method that reaches an inspection is counted: GET (and HEAD, which Hono routes to GET) and POST.
   app.on(["GET", "POST"], "/api/v1/inspect", inspectRateLimit());
   app.post("/api/v1/inspect", requestBodyLimit);
+  // /oembed and /v run an inspection each: counted in the same per-client window.
+  app.get("/oembed", inspectRateLimit());
+  app.get("/v", inspectRateLimit());
 
   // Chained so the route types accumulate into AppType (what `hono/client` reads).
   const routes = app
@@ -57,6 +62,9 @@ export function createApp() {
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
+
+  app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
+  app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
 
@@ -76,6 +84,7 @@ export function createApp() {
       { name: "Jobs", description: "Poll background enrichments" },
       { name: "Thumbnails", description: "Generated previews" },
       { name: "Webhooks", description: "Events sent to a webhookUrl" },
+      { name: "Sharing", description: "oEmbed and share pages for media URLs" },
     ],
   }));
   // Swagger UI assets are served from /vendor by Workers Static Assets, so the page works offline.

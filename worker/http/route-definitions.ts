@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorBody } from "../../shared/schemas/error.ts";
 import { EmbedResponse, InspectBody, InspectByQuery, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import { JobResource } from "../../shared/schemas/job.ts";
+import { OembedDocument, OembedQuery, SharePageQuery } from "../../shared/schemas/oembed-document.ts";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
 import { errorExamples as e, inspectExamples, jobExamples } from "./openapi-examples.ts";
 import { maxRequestBodyBytes } from "./json-body.ts";
@@ -169,6 +170,53 @@ export const thumbnailRoute = createRoute({
     404: errorResponse("NOT_FOUND: no such thumbnail", { thumbnailNotFound: one("NOT_FOUND", e.thumbnailNotFound) }),
     405: methodNotAllowed("GET, HEAD"),
     500: internal,
+  },
+});
+
+/** The inspect errors a GET of a media URL can meet, with the oEmbed meaning of 404 (no document for this URL). */
+const { 404: _remote404, 405: _inspect405, ...sharingErrors } = inspectByQueryErrors;
+const notMedia = errorResponse(
+  "NOT_FOUND: the URL is not video, audio or an image (a web page, for instance); RESOURCE_NOT_FOUND: the remote server answered 404",
+  { notMedia: one("NOT_FOUND", { status: "error", error: { code: "NOT_FOUND", message: "No oEmbed document for this URL: it is a web page, not video, audio or an image." } }), resourceNotFound: one("RESOURCE_NOT_FOUND", e.resourceNotFound) },
+);
+
+export const oembedRoute = createRoute({
+  method: "get",
+  path: "/oembed",
+  operationId: "getOembed",
+  tags: ["Sharing"],
+  summary: "oEmbed document of a media URL",
+  description:
+    "oEmbed 1.0 (oembed.com) for any video, audio or image URL: `video` with the service's player `html` for video and audio, " +
+    "`photo` with `url` for images. Runs the standard inspection (counted by the per-client inspection limit); when previews are " +
+    "still being made the document has no thumbnail yet and a short cache_age.",
+  request: { query: OembedQuery },
+  responses: {
+    200: { description: "The oEmbed document", headers: { "X-Request-Id": requestIdHeader }, content: { "application/json": { schema: OembedDocument } } },
+    ...sharingErrors,
+    404: notMedia,
+    405: methodNotAllowed("GET, HEAD"),
+    501: errorResponse("INVALID_PARAMETER: a format other than json (oEmbed 2.3.3: 501 Not Implemented)", {
+      xml: one("format=xml", { status: "error", error: { code: "INVALID_PARAMETER", message: "format=xml is not implemented: this provider answers format=json only." } }),
+    }),
+  },
+});
+
+export const sharePageRoute = createRoute({
+  method: "get",
+  path: "/v",
+  operationId: "getSharePage",
+  tags: ["Sharing"],
+  summary: "Share page of a media URL",
+  description:
+    "A small HTML page that plays the media with the service's player, with the oEmbed discovery link, OpenGraph and Twitter " +
+    "player card tags, so a plain .mp4, .mp3 or .m3u8 link unfurls through the service. Strict CSP: no script, no style.",
+  request: { query: SharePageQuery },
+  responses: {
+    200: { description: "The page", headers: { "X-Request-Id": requestIdHeader }, content: { "text/html": { schema: z.string() } } },
+    ...sharingErrors,
+    404: notMedia,
+    405: methodNotAllowed("GET, HEAD"),
   },
 });
 

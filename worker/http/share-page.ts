@@ -1,0 +1,105 @@
+import type { Context } from "hono";
+import { escapeHtmlAttribute } from "../../shared/providers/index.ts";
+import type { AppEnv } from "./app-env.ts";
+import { hostOf } from "./oembed-handler.ts";
+import { inspectForSharing } from "./oembed-inspection.ts";
+import { playerHtml } from "./oembed-document.ts";
+import type { SharedMedia, Size } from "./oembed-media.ts";
+import { annotate } from "./request-log.ts";
+
+/**
+ * GET /v?url=: a small page that plays the media with the service's player and carries what unfurlers read (the
+ * oEmbed discovery link, OpenGraph, the Twitter player card). Every value written into it is HTML-escaped: the
+ * title comes from the origin. Its CSP allows no script and no style, and loads only the origins it names.
+ */
+
+const esc = escapeHtmlAttribute;
+
+/** An origin is put into the CSP only when it is exactly scheme://host[:port]: nothing can add a directive. */
+const plainOrigin = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+export async function answerSharePage(c: Context<AppEnv>, url: string, baseUrl: string) {
+  annotate(c, { profile: "share", targetHost: hostOf(url) });
+  const shared = await inspectForSharing(c.env, url, baseUrl, c.get("requestId"));
+  annotate(c, { responseSource: shared.outcome.responseSource });
+  const pageUrl = `${baseUrl}/v?url=${encodeURIComponent(url)}`;
+  const oembedUrl = `${baseUrl}/oembed?url=${encodeURIComponent(url)}&format=json`;
+  c.header("Content-Security-Policy", sharePageCsp(shared.media));
+  c.header("Referrer-Policy", "no-referrer");
+  c.header("Cache-Control", shared.complete && shared.cacheAge > 0 ? `public, max-age=${shared.cacheAge}` : "no-store");
+  return c.html(sharePageHtml(shared.media, { pageUrl, oembedUrl }), 200);
+}
+
+export function sharePageHtml(media: SharedMedia & { size: Size }, links: { pageUrl: string; oembedUrl: string }): string {
+  const title = media.title ?? "Shared media";
+  const { width, height } = media.size;
+  const meta = (property: string, content: string | number) => `<meta property="${property}" content="${esc(String(content))}">`;
+  const named = (name: string, content: string | number) => `<meta name="${name}" content="${esc(String(content))}">`;
+  const tags = [meta("og:title", title), meta("og:url", links.pageUrl), named("twitter:title", title)];
+  const image = media.kind === "photo" ? { url: media.src, width, height } : media.thumbnail;
+  if (image) tags.push(meta("og:image", image.url), meta("og:image:width", image.width), meta("og:image:height", image.height), named("twitter:image", image.url));
+  if (media.kind === "photo") {
+    tags.push(meta("og:type", "website"), named("twitter:card", "summary_large_image"));
+  } else {
+    const kind = media.kind === "audio" ? "audio" : "video";
+    tags.push(
+      meta("og:type", media.kind === "audio" ? "music.song" : "video.other"),
+      meta(`og:${kind}`, media.src),
+      meta(`og:${kind}:type`, media.mime),
+      ...(kind === "video" ? [meta("og:video:width", width), meta("og:video:height", height)] : []),
+      // The player card's player is this very page (its CSP lets any site frame it).
+      named("twitter:card", "player"),
+      named("twitter:player", links.pageUrl),
+      named("twitter:player:width", width),
+      named("twitter:player:height", height),
+      ...(media.mime !== "text/html" ? [named("twitter:player:stream", media.src), named("twitter:player:stream:content_type", media.mime)] : []),
+    );
+  }
+  const player = media.kind === "photo"
+    ? `<img src="${esc(media.src)}" alt="${esc(title)}" width="${width}" height="${height}">`
+    : playerHtml(media, media.size);
+  return [
+    "<!doctype html>",
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${esc(title)}</title>`,
+    `<link rel="alternate" type="application/json+oembed" href="${esc(links.oembedUrl)}" title="${esc(title)}">`,
+    ...tags,
+    "</head><body><main>",
+    player,
+    `<p><a href="${esc(media.src)}" rel="noopener noreferrer nofollow">${esc(title)}</a></p>`,
+    "</main></body></html>",
+  ].join("\n");
+}
+
+/**
+ * No script, no style, no plugin, no form, no base; media, images and frames only from the origins the page
+ * names (the file's, the generated poster's, the provider's player). Any site may frame it: it is the player.
+ */
+export function sharePageCsp(media: SharedMedia): string {
+  const origins = { media: new Set<string>(), img: new Set<string>(), frame: new Set<string>() };
+  const add = (set: Set<string>, url: unknown) => {
+    if (typeof url !== "string") return;
+    try {
+      const origin = new URL(url).origin;
+      if (plainOrigin.test(origin)) set.add(origin);
+    } catch {
+      // Not a URL: nothing to allow.
+    }
+  };
+  const { tag, attributes } = media.element;
+  if (tag === "iframe") add(origins.frame, attributes.src);
+  else if (tag === "img" || media.kind === "photo") add(origins.img, media.src);
+  else add(origins.media, media.src);
+  add(origins.img, attributes.poster);
+  const list = (set: Set<string>) => (set.size ? [...set].join(" ") : "'none'");
+  return [
+    "default-src 'none'",
+    `media-src ${list(origins.media)}`,
+    `img-src ${list(origins.img)}`,
+    `frame-src ${list(origins.frame)}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors *",
+  ].join("; ");
+}
