@@ -1,5 +1,6 @@
 import { ascii, concatBytes, u16be, u32be } from "../enrich/image/header/bytes.ts";
 import type { RangeByteSource } from "./byte-source.ts";
+import { reduced } from "./ratio.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
 
@@ -13,7 +14,13 @@ export interface Mp4Track {
   width?: number;
   height?: number;
   rotation?: 0 | 90 | 180 | 270;
+  /** The sample entry's (coded) size, before the pixel aspect ratio and the matrix. */
+  codedWidth?: number;
+  codedHeight?: number;
+  /** The `pasp` box's pixel aspect ratio when it is not square. */
+  sampleAspectRatio?: { num: number; den: number };
   durationSeconds?: number;
+  /** The declared rate: timescale over the commonest sample delta (ffprobe's r_frame_rate). */
   fps?: number;
   sampleRate?: number;
   channels?: number;
@@ -245,16 +252,45 @@ function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
     if (kind === "audio") readAudioEntry(b, entry, track);
   }
   const stts = stbl && child(b, stbl, "stts");
-  if (kind === "video" && stts && seconds) {
-    let samples = 0;
-    const count = Math.min(u32be(b, stts.start + 4) ?? 0, (stts.end - stts.start - 8) / 8);
-    for (let i = 0; i < count; i++) samples += u32be(b, stts.start + 8 + i * 8) ?? 0;
-    if (samples === 1) track.stillPicture = true;
-    else if (samples > 1) track.fps = Math.round((samples / seconds) * 1000) / 1000;
+  if (kind === "video" && stts && mdhd) {
+    const rate = sttsRate(b, stts, mdhdTimescale(b, mdhd), seconds);
+    if (rate.samples === 1) track.stillPicture = true;
+    else if (rate.fps) track.fps = Math.round(rate.fps * 1000) / 1000;
   }
   const tkhd = child(b, trak, "tkhd");
   if (kind === "video" && tkhd) readTrackHeader(b, tkhd, track);
   return track;
+}
+
+function mdhdTimescale(b: Uint8Array, mdhd: Box): number {
+  return u32be(b, mdhd.start + (b[mdhd.start] === 1 ? 20 : 12)) ?? 0;
+}
+
+/**
+ * The declared frame rate from the time-to-sample table: the timescale over the delta most samples use, as
+ * ffprobe's r_frame_rate. The track's duration (mdhd) is no measure: an edit list or a first sample's composition
+ * offset stretches it (8.571 fps from a 30 fps file). A table without a majority delta (variable rate) gives the
+ * average. Linear in the table's entries, which the moov's size cap bounds.
+ */
+export function sttsRate(b: Uint8Array, stts: Box, timescale: number, seconds: number | undefined): { samples: number; fps?: number } {
+  const count = Math.min(u32be(b, stts.start + 4) ?? 0, Math.floor((stts.end - stts.start - 8) / 8));
+  const perDelta = new Map<number, number>();
+  let samples = 0;
+  let ticks = 0;
+  for (let i = 0; i < count; i++) {
+    const n = u32be(b, stts.start + 8 + i * 8) ?? 0;
+    const delta = u32be(b, stts.start + 12 + i * 8) ?? 0;
+    samples += n;
+    ticks += n * delta;
+    if (delta > 0) perDelta.set(delta, (perDelta.get(delta) ?? 0) + n);
+  }
+  let mode = 0;
+  let modeSamples = 0;
+  for (const [delta, n] of perDelta) if (n > modeSamples) { mode = delta; modeSamples = n; }
+  if (samples < 2) return { samples };
+  if (timescale > 0 && mode > 0 && modeSamples * 2 > samples) return { samples, fps: timescale / mode };
+  const total = timescale > 0 && ticks > 0 ? ticks / timescale : seconds;
+  return total ? { samples, fps: samples / total } : { samples };
 }
 
 /** tkhd: the display matrix (a b u / c d v / x y w, 16.16) and the presentation size (16.16). */
@@ -280,7 +316,7 @@ function readTrackHeader(b: Uint8Array, tkhd: Box, track: Mp4Track): void {
 function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
   const width = u16be(b, entry.start + 24);
   const height = u16be(b, entry.start + 26);
-  if (width && height) { track.width = width; track.height = height; }
+  if (width && height) { track.width = width; track.height = height; track.codedWidth = width; track.codedHeight = height; }
   let colour: ColourDescription | undefined;
   let av1: Uint8Array | undefined;
   for (const box of boxes(b, entry.start + 78, entry.end)) {
@@ -304,6 +340,11 @@ function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
     // vpcC is a full box: version and flags come first.
     if (box.type === "vpcC") track.codecConfig = vpcConfig(body.subarray(4));
     if (box.type === "av1C") av1 = body;
+    if (box.type === "pasp") {
+      const num = u32be(b, box.start) ?? 0;
+      const den = u32be(b, box.start + 4) ?? 0;
+      if (num > 0 && den > 0 && num !== den) track.sampleAspectRatio = reduced(num, den);
+    }
     if (box.type === "colr" && ascii(b, box.start, 4) === "nclx") {
       const transfer = u16be(b, box.start + 6) ?? 2;
       track.hdr = transfer === 16 ? "pq" : transfer === 18 ? "hlg" : "sdr";

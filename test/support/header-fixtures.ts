@@ -1,0 +1,38 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Issue 23's container classes the edge reads from headers, made with ffmpeg: the raw-audio and legacy
+ * containers (AC-3, E-AC-3, ADTS, RF64, FLV, AVI) and the anamorphic / timing cases (pasp, Matroska
+ * DisplayWidth, an MP4 whose edit list and B-frames stretch the first sample's offset).
+ */
+const sine = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "4"];
+const stereo = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4", "-ac", "2"];
+const pattern = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3"];
+
+export const headerFixtures: Record<string, string[]> = {
+  "mono.ac3": [...sine, "-c:a", "ac3", "-f", "ac3"],
+  "stereo.eac3": [...stereo, "-c:a", "eac3", "-f", "eac3"],
+  "mono.aac": [...sine, "-c:a", "aac", "-f", "adts"],
+  "rf64.wav": [...stereo, "-c:a", "pcm_s16le", "-rf64", "always", "-f", "wav"],
+  "video.flv": [...pattern, ...stereo, "-c:v", "flv1", "-c:a", "libmp3lame", "-ar", "44100", "-f", "flv"],
+  "video.avi": [...pattern, ...stereo, "-c:v", "mpeg4", "-c:a", "mp2", "-f", "avi"],
+  // 720x576 stored, shown 1024x576 (PAL 16:9): pasp 64:45 in MP4, DisplayWidth in Matroska.
+  "anamorphic.mp4": ["-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25", "-t", "2", "-vf", "setsar=64/45", "-c:v", "libx264",
+    "-preset", "ultrafast", "-f", "mp4"],
+  "anamorphic.mkv": ["-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25", "-t", "2", "-vf", "setsar=64/45", "-c:v", "libx264",
+    "-preset", "ultrafast", "-f", "matroska"],
+  // B-pyramids: the first sample's composition offset and the edit list that hides it stretch mdhd's duration.
+  "bframes-30.mp4": ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "0.5", "-c:v", "libx264", "-preset", "medium",
+    "-bf", "3", "-x264-params", "b-pyramid=normal", "-f", "mp4"],
+};
+
+export function ensureHeaderFixtures(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, args] of Object.entries(headerFixtures)) {
+    const out = join(dir, name);
+    if (!existsSync(out)) execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-loglevel", "error", "-y", ...args, out]);
+  }
+  return dir;
+}
