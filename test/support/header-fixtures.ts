@@ -4,8 +4,8 @@ import { join } from "node:path";
 
 /**
  * Issue 23's container classes the edge reads from headers, made with ffmpeg: the raw-audio and legacy
- * containers (AC-3, E-AC-3, ADTS, RF64, FLV, AVI) and the anamorphic / timing cases (pasp, Matroska
- * DisplayWidth, an MP4 whose edit list and B-frames stretch the first sample's offset).
+ * containers (AC-3, E-AC-3, ADTS, RF64, FLV, AVI) and the size / timing cases (pasp, Matroska DisplayWidth, an
+ * MP4 whose track duration is no measure of its frame rate).
  */
 const sine = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "4"];
 const stereo = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4", "-ac", "2"];
@@ -23,9 +23,10 @@ export const headerFixtures: Record<string, string[]> = {
     "-preset", "ultrafast", "-f", "mp4"],
   "anamorphic.mkv": ["-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25", "-t", "2", "-vf", "setsar=64/45", "-c:v", "libx264",
     "-preset", "ultrafast", "-f", "matroska"],
-  // B-pyramids: the first sample's composition offset and the edit list that hides it stretch mdhd's duration.
-  "bframes-30.mp4": ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "0.5", "-c:v", "libx264", "-preset", "medium",
-    "-bf", "3", "-x264-params", "b-pyramid=normal", "-f", "mp4"],
+  // 30 fps, but the last of 15 frames lasts 2 s (a slideshow's end, a paused screen recording): ffprobe's
+  // r_frame_rate is 30, frames over duration is 6.
+  "long-last-frame.mp4": ["-f", "lavfi", "-t", "0.5", "-i", "testsrc2=size=320x240:rate=30", "-vf", "setpts='if(eq(N,14),PTS+2/TB,PTS)'",
+    "-vsync", "vfr", "-c:v", "libx264", "-preset", "ultrafast", "-f", "mp4"],
 };
 
 export function ensureHeaderFixtures(dir: string): string {

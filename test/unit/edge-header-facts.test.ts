@@ -89,9 +89,11 @@ describe("coded and displayed sizes, declared frame rate", () => {
     expect(video.fps).toBeCloseTo(ratio(stream.r_frame_rate)!, 3);
   });
 
-  it("a B-pyramid MP4's fps is r_frame_rate", async () => {
-    const stream = ffprobe("bframes-30.mp4").streams.find((s) => s.codec_type === "video")!;
-    expect((await edgeFacts("bframes-30.mp4")).facts!.video!.fps).toBe(ratio(stream.r_frame_rate));
+  it("an MP4 whose last frame lasts 2 s: fps is r_frame_rate (30), not frames over the track's duration (6)", async () => {
+    const stream = ffprobe("long-last-frame.mp4").streams.find((s) => s.codec_type === "video")!;
+    const video = (await edgeFacts("long-last-frame.mp4")).facts!.video!;
+    expect(video.fps).toBe(ratio(stream.r_frame_rate));
+    expect(video.sources?.fps).toBe("sample-tables");
   });
 
   it("stts: the commonest delta decides, not the track duration an edit list or composition offset stretches", () => {

@@ -22,6 +22,13 @@ describe("runner metadata: sizes and sources", () => {
     expect(video.sources).toEqual({ duration: "decoder", fps: "decoder", dimensions: "decoder", bitrate: "decoder" });
   });
 
+  it("fps is the declared rate (r_frame_rate), as the edge reads it, not the average a long last frame drags down", () => {
+    const p = probe("long-last-frame.mp4");
+    const stream = videoStream(p)!;
+    expect([stream.r_frame_rate, stream.avg_frame_rate]).toEqual(["30/1", "6/1"]);
+    expect(toVideoMetadata(p, stream).fps).toBe(30);
+  });
+
   it("square pixels carry no sample aspect ratio; audio facts name the decoder", () => {
     const p = probe("video.avi");
     const video = toVideoMetadata(p, videoStream(p)!);

@@ -40,12 +40,12 @@ function defined<T extends object>(value: T): T {
 }
 
 /**
- * Video bitrate is the container's overall rate (what a player needs to stream it); fps is the average
- * frame rate, falling back to the stream's base rate when the container does not state it.
+ * Video bitrate is the container's overall rate (what a player needs to stream it); fps is the declared frame
+ * rate (r_frame_rate), falling back to the average when the declared one is a timebase.
  */
 export function toVideoMetadata(probe: FfprobeOutput, stream: FfprobeStream): VideoMetadata {
   const seconds = durationSeconds(probe, stream);
-  const fps = frameRate(stream.avg_frame_rate) ?? frameRate(stream.r_frame_rate);
+  const fps = declaredRate(stream);
   const rotation = rotationOf(stream);
   const quarter = rotation === 90 || rotation === 270;
   const soundtrack = audioStream(probe);
@@ -71,6 +71,18 @@ export function toVideoMetadata(probe: FfprobeOutput, stream: FfprobeStream): Vi
     hdr: hdrOf(stream.color_transfer),
     channels: soundtrack?.channels && soundtrack.channels > 0 ? soundtrack.channels : undefined,
   });
+}
+
+/** Above this, r_frame_rate is a timebase (1 ms Matroska, 90 kHz TS), not a frame rate: the average decides. */
+const maxDeclaredFps = 240;
+
+/**
+ * The declared frame rate, as the edge reads it from stts or DefaultDuration: r_frame_rate. The average
+ * (frames over duration) drifts with a long last frame, an edit list or a first sample's composition offset.
+ */
+function declaredRate(stream: FfprobeStream): number | undefined {
+  const declared = frameRate(stream.r_frame_rate);
+  return declared !== undefined && declared <= maxDeclaredFps ? declared : frameRate(stream.avg_frame_rate);
 }
 
 /** A non-square sample aspect ratio ("64:45"); square ("1:1") and unknown ("0:1", "N/A") give undefined. */
