@@ -23,6 +23,11 @@ export const headerFixtures: Record<string, string[]> = {
     "-preset", "ultrafast", "-f", "mp4"],
   "anamorphic.mkv": ["-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25", "-t", "2", "-vf", "setsar=64/45", "-c:v", "libx264",
     "-preset", "ultrafast", "-f", "matroska"],
+  "h264-aac.ts": [...pattern, ...stereo, "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-f", "mpegts"],
+  "mpeg2-mp2.ts": [...pattern, ...stereo, "-c:v", "mpeg2video", "-c:a", "mp2", "-f", "mpegts"],
+  // Issue 23: audio-only transport streams were reported as video.
+  "audio-only.ts": [...stereo, "-c:a", "mp2", "-f", "mpegts"],
+  "ac3-only.ts": [...stereo, "-c:a", "ac3", "-f", "mpegts"],
   // 30 fps, but the last of 15 frames lasts 2 s (a slideshow's end, a paused screen recording): ffprobe's
   // r_frame_rate is 30, frames over duration is 6.
   "long-last-frame.mp4": ["-f", "lavfi", "-t", "0.5", "-i", "testsrc2=size=320x240:rate=30", "-vf", "setpts='if(eq(N,14),PTS+2/TB,PTS)'",

@@ -46,6 +46,8 @@ describe("containers read from their headers match ffprobe", () => {
     ["stereo.eac3", "ac3-sync", "bitrate-estimate"],
     ["mono.aac", "adts-frames", "bitrate-estimate"],
     ["rf64.wav", "rf64-ds64", "header"],
+    ["audio-only.ts", "mpegts-pmt", "packets-counted"],
+    ["ac3-only.ts", "mpegts-pmt", "packets-counted"],
   ] as const)("%s (reader %s, duration from %s): audio, duration within 2 %%, sample rate, channels, codec", async (file, reader, durationFrom) => {
     const ref = ffprobe(file);
     const stream = ref.streams.find((s) => s.codec_type === "audio")!;
@@ -62,7 +64,12 @@ describe("containers read from their headers match ffprobe", () => {
     expect(audio.sources).toMatchObject({ duration: durationFrom, sampleRate: "header" });
   });
 
-  it.each([["video.flv", "flv-onmetadata"], ["video.avi", "avi-hdrl"]] as const)("%s: video with its duration, fps, size, codec (reader %s)", async (file, reader) => {
+  it.each([
+    ["video.flv", "flv-onmetadata", "header"],
+    ["video.avi", "avi-hdrl", "header"],
+    ["h264-aac.ts", "mpegts-pmt", "packets-counted"],
+    ["mpeg2-mp2.ts", "mpegts-pmt", "packets-counted"],
+  ] as const)("%s: video with its duration, fps, size, codec (reader %s, duration from %s)", async (file, reader, durationFrom) => {
     const ref = ffprobe(file);
     const stream = ref.streams.find((s) => s.codec_type === "video")!;
     const { facts, decision, reads } = await edgeFacts(file);
@@ -73,8 +80,9 @@ describe("containers read from their headers match ffprobe", () => {
     expect(video.fps).toBeCloseTo(ratio(stream.r_frame_rate)!, 2);
     expect([video.width, video.height]).toEqual([stream.width, stream.height]);
     expect(video.codec).toBe(stream.codec_name);
-    expect(video.channels).toBe(ref.streams.find((s) => s.codec_type === "audio")!.channels);
-    expect(video.sources).toMatchObject({ duration: "header", fps: "header", dimensions: "header", bitrate: "bitrate-estimate" });
+    // A transport stream's first audio PES may start past the head: its channels are then the runner's.
+    if (video.channels !== undefined || reader !== "mpegts-pmt") expect(video.channels).toBe(ref.streams.find((s) => s.codec_type === "audio")!.channels);
+    expect(video.sources).toMatchObject({ duration: durationFrom, fps: "header", dimensions: "header", bitrate: "bitrate-estimate" });
   });
 });
 

@@ -21,6 +21,7 @@ import { readAdts } from "../probe/adts-frames.ts";
 import { readRf64 } from "../probe/rf64-header.ts";
 import { readFlv } from "../probe/flv-metadata.ts";
 import { readAvi } from "../probe/avi-header.ts";
+import { readMpegTs } from "../probe/mpegts-timing.ts";
 
 export interface EdgeMediaFacts {
   audio?: z.infer<typeof AudioMetadata>;
@@ -46,7 +47,10 @@ const isOgg = (mime: string) => /^(audio|video|application)\/ogg\b/.test(mime);
  */
 export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, head: Uint8Array): Promise<EdgeMediaFacts | undefined> {
   // MPEG-TS/PS: only the stream list, from the head (music-metadata does not read these containers).
-  if (mime === "video/mp2t") return mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+  if (mime === "video/mp2t") {
+    const ts = await readMpegTs(source, head).catch(() => undefined);
+    return ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+  }
   if (mime === "video/MP1S" || mime === "video/MP2P") return mpegTracks(readMpegPsStreams(head), "mpegps-packs");
   if (source.size === undefined) return undefined;
   const size = source.size;
@@ -181,7 +185,9 @@ function fromHeaderFacts(h: HeaderFacts, size: number): EdgeMediaFacts {
         bitrate: h.audioBitrate ? (h.durationFrom === "bitrate-estimate" ? "bitrate-estimate" : "header") : bitrate && "bitrate-estimate" }),
     });
   }
-  const codec = h.video > 0 ? h.videoCodec : h.audioCodec;
+  // An audio codec's name is its codecs entry; a video one needs its profile and level, which these headers
+  // do not all give: left to the runner rather than guessed.
+  const codec = h.video > 0 ? undefined : h.audioCodec;
   const config = codec ? codecConfigFromFfprobe({ codec_name: codec }, false) : undefined;
   if (config) facts.codecs = [codecString(config)];
   return facts;
