@@ -28,6 +28,9 @@ export const headerFixtures: Record<string, string[]> = {
   // Issue 23: audio-only transport streams were reported as video.
   "audio-only.ts": [...stereo, "-c:a", "mp2", "-f", "mpegts"],
   "ac3-only.ts": [...stereo, "-c:a", "ac3", "-f", "mpegts"],
+  // Fragmented MP4 without mehd: an index at the end (mfra), and a DASH-style one after the moov (sidx).
+  "fragmented-mfra.mp4": [...pattern, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-movflags", "frag_keyframe", "-f", "mp4"],
+  "fragmented-sidx.mp4": [...pattern, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-movflags", "dash+global_sidx", "-f", "mp4"],
   // 30 fps, but the last of 15 frames lasts 2 s (a slideshow's end, a paused screen recording): ffprobe's
   // r_frame_rate is 30, frames over duration is 6.
   "long-last-frame.mp4": ["-f", "lavfi", "-t", "0.5", "-i", "testsrc2=size=320x240:rate=30", "-vf", "setpts='if(eq(N,14),PTS+2/TB,PTS)'",

@@ -86,6 +86,20 @@ describe("containers read from their headers match ffprobe", () => {
   });
 });
 
+describe("fragmented MP4 without mehd", () => {
+  it.each([["fragmented-mfra.mp4", "packets-counted"], ["fragmented-sidx.mp4", "header"]] as const)("%s: the whole duration (from %s), not the moov's first fragment", async (file, durationFrom) => {
+    const ref = ffprobe(file);
+    const stream = ref.streams.find((s) => s.codec_type === "video")!;
+    const { facts, decision } = await edgeFacts(file);
+    expect(decision.category).toBe("video");
+    const video = facts!.video!;
+    expect(Math.abs(video.duration!.seconds - Number(ref.format.duration)) / Number(ref.format.duration)).toBeLessThanOrEqual(0.02);
+    expect(video.fps).toBeCloseTo(ratio(stream.r_frame_rate)!, 3);
+    expect([video.width, video.height]).toEqual([stream.width, stream.height]);
+    expect(video.sources?.duration).toBe(durationFrom);
+  });
+});
+
 describe("coded and displayed sizes, declared frame rate", () => {
   it.each(["anamorphic.mp4", "anamorphic.mkv"])("%s: coded 720x576, shown 1024x576, SAR 64:45 as ffprobe says", async (file) => {
     const stream = ffprobe(file).streams.find((s) => s.codec_type === "video")!;

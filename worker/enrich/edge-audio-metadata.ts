@@ -96,7 +96,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   const video = mp4?.tracks.find((t) => t.kind === "video" && !t.stillPicture);
   const mkvVideo = mkv?.tracks.find((t) => t.kind === "video");
   // MP4's mvhd/mdhd and Matroska's Info/Duration are declared; a tail or frame walk counted packets.
-  const durationFrom = facts.durationSource ? "packets-counted" as const : "header" as const;
+  const durationFrom = facts.durationSource ? "packets-counted" as const : (mp4?.durationFrom ?? "header");
   if (video || mkvVideo) {
     const sar = video?.sampleAspectRatio ?? mkvVideo?.sampleAspectRatio;
     const fps = video?.fps ?? mkvVideo?.fps;

@@ -1,6 +1,7 @@
 import { ascii, concatBytes, u16be, u32be } from "../enrich/image/header/bytes.ts";
 import type { RangeByteSource } from "./byte-source.ts";
 import { reduced } from "./ratio.ts";
+import { readFragmentTiming } from "./mp4-fragments.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
 
@@ -31,12 +32,21 @@ export interface Mp4Track {
   codecConfig?: CodecConfig;
   /** An attached cover (QuickTime/3GP `covr` is metadata, not a track; a one-sample JPEG track is one). */
   stillPicture?: boolean;
+  /** tkhd's track_ID and mdhd's timescale: what a fragmented file's moofs and index refer to. */
+  trackId?: number;
+  timescale?: number;
+  /** trex's default sample duration (fragmented files), in the track's timescale. */
+  defaultSampleDuration?: number;
 }
 
 export interface Mp4Facts {
   /** moov before mdat at the top level. */
   faststart?: boolean;
   durationSeconds?: number;
+  /** How the duration was found: mvhd/mehd declare it, the last moof's samples count it (fragmented files). */
+  durationFrom?: "header" | "packets-counted";
+  /** An mvex without mehd: the moov's own duration covers only the samples it holds (none, or the first fragment's). */
+  fragmentsUndeclared?: boolean;
   tracks: Mp4Track[];
 }
 
@@ -175,6 +185,7 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
         ? (await source.read(offset, end - offset)).subarray(headerSize)
         : await sparseMoov(source, offset, headerSize, end);
       const facts = parseMoov(body);
+      await completeFragmented(source, facts, offset + boxSize);
       return { ...facts, faststart: mdatAt === undefined };
     }
     offset += boxSize;
@@ -230,8 +241,38 @@ function parseMoov(b: Uint8Array): Omit<Mp4Facts, "faststart"> {
     if (trak.type !== "trak") continue;
     tracks.push(parseTrak(b, trak));
   }
-  const durationSeconds = mvhd ? timing(b, mvhd) : undefined;
-  return { ...(durationSeconds ? { durationSeconds } : {}), tracks };
+  let durationSeconds = mvhd ? timing(b, mvhd) : undefined;
+  let fragmentsUndeclared = false;
+  // mvex: a fragmented file. mehd declares its whole duration (in the movie timescale); trex the samples' default.
+  const mvex = child(b, moov, "mvex");
+  if (mvex) {
+    const mehd = child(b, mvex, "mehd");
+    const scale = mvhd ? u32be(b, mvhd.start + (b[mvhd.start] === 1 ? 20 : 12)) ?? 0 : 0;
+    const ticks = mehd ? (b[mehd.start] === 1 ? (u32be(b, mehd.start + 4) ?? 0) * 2 ** 32 + (u32be(b, mehd.start + 8) ?? 0) : u32be(b, mehd.start + 4) ?? 0) : 0;
+    if (scale > 0 && ticks > 0) durationSeconds = ticks / scale;
+    else fragmentsUndeclared = true;
+    for (const trex of boxes(b, mvex.start, mvex.end)) {
+      const track = trex.type === "trex" ? tracks.find((t) => t.trackId === u32be(b, trex.start + 4)) : undefined;
+      if (track) track.defaultSampleDuration = u32be(b, trex.start + 12);
+    }
+  }
+  return { ...(durationSeconds ? { durationSeconds, durationFrom: "header" as const } : {}), ...(fragmentsUndeclared ? { fragmentsUndeclared } : {}), tracks };
+}
+
+/**
+ * A fragmented file (empty sample tables): duration and frame rate from its sidx, mfra and moofs
+ * (mp4-fragments.ts), for the first video track, else the first audio one.
+ */
+async function completeFragmented(source: RangeByteSource, facts: Omit<Mp4Facts, "faststart">, moovEnd: number): Promise<void> {
+  if (!facts.fragmentsUndeclared) return;
+  const track = facts.tracks.find((t) => t.kind === "video" && !t.stillPicture) ?? facts.tracks.find((t) => t.kind === "audio");
+  if (!track?.trackId || !track.timescale) return;
+  const timing = await readFragmentTiming(source, moovEnd, track.trackId, track.timescale, track.defaultSampleDuration ?? 0).catch(() => undefined);
+  if (timing?.fps && track.kind === "video" && !track.fps) track.fps = Math.round(timing.fps * 1000) / 1000;
+  if (timing?.durationSeconds) {
+    facts.durationSeconds = timing.durationSeconds;
+    facts.durationFrom = timing.durationFrom;
+  }
 }
 
 function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
@@ -241,6 +282,9 @@ function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
   const track: Mp4Track = { kind };
   const mdhd = path(b, trak, "mdia", "mdhd");
   const seconds = mdhd ? timing(b, mdhd) : undefined;
+  const tkhdBox = child(b, trak, "tkhd");
+  if (tkhdBox) track.trackId = u32be(b, tkhdBox.start + (b[tkhdBox.start] === 1 ? 20 : 12));
+  if (mdhd) track.timescale = mdhdTimescale(b, mdhd);
   if (seconds) track.durationSeconds = seconds;
   const stbl = path(b, trak, "mdia", "minf", "stbl");
   const stsd = stbl && child(b, stbl, "stsd");
