@@ -65,6 +65,22 @@ export const Bitrate = z.object({
   formatted: z.string(),
 }).meta({ id: "Bitrate" });
 
+/**
+ * How a number was found, so a caller knows how far to trust it: `header` (the container declares it),
+ * `sample-tables` (MP4 stts/mdhd, Matroska DefaultDuration: exact per-sample timing), `packets-counted` (timestamps
+ * of real packets, e.g. PCR/SCR at head and tail, frames walked), `bitrate-estimate` (size over a declared or
+ * measured rate: exact for CBR only), `decoder` (ffprobe in the media runner).
+ */
+export const FactSource = z.enum(["header", "sample-tables", "packets-counted", "bitrate-estimate", "decoder"])
+  .meta({ id: "FactSource" });
+export const FactSources = z.object({
+  duration: FactSource.optional(),
+  fps: FactSource.optional(),
+  dimensions: FactSource.optional(),
+  bitrate: FactSource.optional(),
+  sampleRate: FactSource.optional(),
+}).meta({ id: "FactSources", description: "Where each fact came from (issue 23): absent for a fact not reported" });
+
 const pixels = (what: string) => z.number().int().optional().meta({ description: `${what} in pixels, as displayed` });
 
 export const ImageMetadata = z.object({
@@ -95,6 +111,13 @@ export const VideoMetadata = z.object({
   faststart: z.boolean().optional()
     .meta({ description: "MP4/MOV only: the index (moov) precedes the media data, so playback starts before the download ends" }),
   channels: z.number().int().optional().meta({ description: "Audio channels of the soundtrack (absent without one)" }),
+  codedWidth: z.number().int().optional()
+    .meta({ description: "Width of the stored (coded) picture in pixels, before the sample aspect ratio and rotation" }),
+  codedHeight: z.number().int().optional()
+    .meta({ description: "Height of the stored (coded) picture in pixels, before rotation" }),
+  sampleAspectRatio: z.string().regex(/^\d+:\d+$/).optional()
+    .meta({ description: "Sample (pixel) aspect ratio as ffprobe writes it, e.g. 64:45 for anamorphic PAL; absent for square pixels" }),
+  sources: FactSources.optional(),
 }).meta({ id: "VideoMetadata" });
 export const AudioMetadata = z.object({
   duration: Duration.optional(),
@@ -104,6 +127,7 @@ export const AudioMetadata = z.object({
   channelLayout: z.string().optional().meta({ description: "e.g. mono, stereo, 5.1" }),
   bitDepth: z.number().int().optional().meta({ description: "Bits per sample, for codecs that have one (PCM, FLAC, ALAC)" }),
   codec: z.string().optional().meta({ description: "ffprobe's short codec name (aac, opus, mp3, flac)" }),
+  sources: FactSources.optional(),
 }).meta({ id: "AudioMetadata" });
 
 export const Metadata = z.object({

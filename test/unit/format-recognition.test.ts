@@ -33,8 +33,8 @@ describe("edge recognition of each class from the head bytes", () => {
 
 describe("bounded readers", () => {
   it("MPEG-TS: stream types of the PMT; a file that is not TS gives nothing", () => {
-    expect(readMpegTsStreams(headOf("fmt-audio-only.ts"))).toEqual({ video: 0, audio: 1 });
-    expect(readMpegTsStreams(headOf("fmt-video.ts"))).toEqual({ video: 1, audio: 1 });
+    expect(readMpegTsStreams(headOf("fmt-audio-only.ts"))).toMatchObject({ video: 0, audio: 1 });
+    expect(readMpegTsStreams(headOf("fmt-video.ts"))).toMatchObject({ video: 1, audio: 1 });
     expect(readMpegTsStreams(headOf("fmt-audio-only.mpg"))).toBeUndefined();
     // Shorter than three packets: no sync to confirm, undefined (the magic number's category stands).
     expect(readMpegTsStreams(headOf("fmt-audio-only.ts").subarray(0, 188 * 2))).toBeUndefined();

@@ -14,6 +14,14 @@ import { matroskaDurationFromTail, mp3DurationByFrames, oggDurationFromTail } fr
 import type { z } from "zod";
 import { codecString } from "../../shared/media/codec-string.ts";
 import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
+import type { FactSources } from "../../shared/schemas/data.ts";
+import type { HeaderFacts } from "../probe/header-facts.ts";
+import { readAc3 } from "../probe/ac3-frames.ts";
+import { readAdts } from "../probe/adts-frames.ts";
+import { readRf64 } from "../probe/rf64-header.ts";
+import { readFlv } from "../probe/flv-metadata.ts";
+import { readAvi } from "../probe/avi-header.ts";
+import { readMpegTs } from "../probe/mpegts-timing.ts";
 
 export interface EdgeMediaFacts {
   audio?: z.infer<typeof AudioMetadata>;
@@ -39,10 +47,15 @@ const isOgg = (mime: string) => /^(audio|video|application)\/ogg\b/.test(mime);
  */
 export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, head: Uint8Array): Promise<EdgeMediaFacts | undefined> {
   // MPEG-TS/PS: only the stream list, from the head (music-metadata does not read these containers).
-  if (mime === "video/mp2t") return mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+  if (mime === "video/mp2t") {
+    const ts = await readMpegTs(source, head).catch(() => undefined);
+    return ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+  }
   if (mime === "video/MP1S" || mime === "video/MP2P") return mpegTracks(readMpegPsStreams(head), "mpegps-packs");
   if (source.size === undefined) return undefined;
   const size = source.size;
+  const declared = await readHeaderFacts(source, mime, head, size).catch(() => undefined);
+  if (declared) return fromHeaderFacts(declared, size);
   const mp4 = isMp4(mime) ? await readMp4(source).catch(() => undefined) : undefined;
   // Matroska's Info and Tracks, by element walking; music-metadata would walk every cluster of a live recording.
   const mkv = isMatroska(mime) ? await readMatroska(source).catch(() => undefined) : undefined;
@@ -82,8 +95,16 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
 
   const video = mp4?.tracks.find((t) => t.kind === "video" && !t.stillPicture);
   const mkvVideo = mkv?.tracks.find((t) => t.kind === "video");
+  // MP4's mvhd/mdhd and Matroska's Info/Duration are declared; a tail or frame walk counted packets.
+  const durationFrom = facts.durationSource ? "packets-counted" as const : (mp4?.durationFrom ?? "header");
   if (video || mkvVideo) {
+    const sar = video?.sampleAspectRatio ?? mkvVideo?.sampleAspectRatio;
+    const fps = video?.fps ?? mkvVideo?.fps;
     facts.video = defined({
+      codedWidth: video?.codedWidth ?? mkvVideo?.codedWidth,
+      codedHeight: video?.codedHeight ?? mkvVideo?.codedHeight,
+      sampleAspectRatio: sar ? `${sar.num}:${sar.den}` : undefined,
+      sources: sourcesOf({ duration: duration && durationFrom, fps: fps && "sample-tables", dimensions: "header", bitrate: duration && "bitrate-estimate" }),
       duration: durationOf(duration),
       fps: video?.fps ?? mkvVideo?.fps,
       bitrate: duration ? bitrateOf((size * 8) / duration) : undefined,
@@ -108,6 +129,8 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     // music-metadata's bitrate is the audio stream's; fall back to the file's average.
     const bps = format?.bitrate && facts.durationSource === undefined ? format.bitrate : (size * 8) / duration;
     facts.audio = defined({
+      sources: sourcesOf({ duration: durationFrom, sampleRate: "header",
+        bitrate: format?.bitrate && facts.durationSource === undefined ? "header" : "bitrate-estimate" }),
       duration: durationOf(duration),
       bitrate: bitrateOf(bps),
       sampleRate,
@@ -118,6 +141,64 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     });
   }
   return facts;
+}
+
+/** Containers whose header one small reader covers (music-metadata reads none of them, or not their duration). */
+async function readHeaderFacts(source: RangeByteSource, mime: string, head: Uint8Array, size: number): Promise<HeaderFacts | undefined> {
+  if (mime === "audio/vnd.dolby.dd-raw" || mime === "audio/ac3" || mime === "audio/eac3") return readAc3(head, size);
+  if (mime === "audio/aac" || mime === "audio/x-aac") return readAdts(head, size);
+  if (mime === "audio/wav") return readRf64(head);
+  if (mime === "video/x-flv") return readFlv(head);
+  if (mime === "video/vnd.avi" || mime === "video/avi" || mime === "video/x-msvideo") return readAvi(source, head);
+  return undefined;
+}
+
+/** The API's shapes from a header reader's facts; a video needs duration and size, as for MP4 and Matroska. */
+function fromHeaderFacts(h: HeaderFacts, size: number): EdgeMediaFacts {
+  const facts: EdgeMediaFacts = { tracks: { video: h.video, audio: h.audio, source: h.reader } };
+  const duration = h.durationSeconds && Number.isFinite(h.durationSeconds) ? h.durationSeconds : undefined;
+  const bitrate = duration ? (size * 8) / duration : undefined;
+  if (h.video > 0) {
+    facts.video = defined({
+      duration: durationOf(duration),
+      fps: h.fps ? round(h.fps, 3) : undefined,
+      bitrate: bitrate ? bitrateOf(bitrate) : undefined,
+      width: h.width,
+      height: h.height,
+      codedWidth: h.width,
+      codedHeight: h.height,
+      codec: h.videoCodec,
+      channels: h.audio > 0 ? h.channels : undefined,
+      sources: sourcesOf({ duration: duration && h.durationFrom, fps: h.fps && "header", dimensions: h.width && "header", bitrate: bitrate && "bitrate-estimate" }),
+    });
+  } else if (h.audio > 0 && h.sampleRate) {
+    const audioBitrate = h.audioBitrate ?? bitrate;
+    facts.audio = defined({
+      duration: durationOf(duration),
+      bitrate: audioBitrate ? bitrateOf(audioBitrate) : undefined,
+      sampleRate: h.sampleRate,
+      channels: h.channels,
+      channelLayout: h.channels ? channelLayoutOf(h.channels) : undefined,
+      bitDepth: h.bitDepth,
+      codec: h.audioCodec,
+      sources: sourcesOf({ duration: duration && h.durationFrom, sampleRate: "header",
+        bitrate: h.audioBitrate ? (h.durationFrom === "bitrate-estimate" ? "bitrate-estimate" : "header") : bitrate && "bitrate-estimate" }),
+    });
+  }
+  // An audio codec's name is its codecs entry; a video one needs its profile and level, which these headers
+  // do not all give: left to the runner rather than guessed.
+  const codec = h.video > 0 ? undefined : h.audioCodec;
+  const config = codec ? codecConfigFromFfprobe({ codec_name: codec }, false) : undefined;
+  if (config) facts.codecs = [codecString(config)];
+  return facts;
+}
+
+type Source = NonNullable<z.infer<typeof FactSources>["duration"]>;
+
+/** The evidence per fact, leaving out facts not reported (a falsy entry). */
+function sourcesOf(entries: Partial<Record<keyof z.infer<typeof FactSources>, Source | 0 | undefined | false>>): z.infer<typeof FactSources> | undefined {
+  const out = Object.fromEntries(Object.entries(entries).filter(([, v]) => typeof v === "string"));
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function mpegTracks(streams: { video: number; audio: number } | undefined, source: string): EdgeMediaFacts | undefined {

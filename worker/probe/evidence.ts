@@ -37,6 +37,9 @@ const audioTwinOf: Readonly<Record<string, string>> = {
   "video/mp2t": "audio/mp2t",
   "video/MP1S": "audio/mpeg",
   "video/MP2P": "audio/mpeg",
+  // FLV's header flags and AVI's stream headers (issue 23).
+  "video/x-flv": "audio/x-flv",
+  "video/vnd.avi": "audio/vnd.avi",
 };
 
 /** The video MIME type of a container whose audio twin was sniffed (an Ogg with Theora, an ASF with video). */

@@ -1,4 +1,5 @@
 import type { RangeByteSource } from "./byte-source.ts";
+import { reduced } from "./ratio.ts";
 import { uint, vint } from "./tail-duration.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, matroskaVp9Features, vp9LevelForSize } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
@@ -8,8 +9,15 @@ export interface MatroskaTrack {
   kind: "video" | "audio" | "other";
   /** ffprobe's codec name. */
   codec?: string;
+  /** Displayed size: DisplayWidth/Height when in pixels, else the coded size. */
   width?: number;
   height?: number;
+  /** PixelWidth/Height: the coded size. */
+  codedWidth?: number;
+  codedHeight?: number;
+  /** The pixel aspect ratio the display size implies, when it is not square. */
+  sampleAspectRatio?: { num: number; den: number };
+  /** 1e9 / DefaultDuration: the declared rate (ffprobe's r_frame_rate), even with a 1 ms cluster timebase. */
   fps?: number;
   sampleRate?: number;
   channels?: number;
@@ -139,8 +147,17 @@ function trackOf(b: Uint8Array, entry: Element): MatroskaTrack {
   else if (codecId) track.codec = codecId.replace(/^[VAS]_/, "").toLowerCase();
   // Opus always decodes at 48 kHz; Matroska's SamplingFrequency copies the encoder's input rate.
   if (codec === "opus") track.sampleRate = 48000;
-  // DisplayWidth/Height in pixels (unit 0) are the displayed size (anamorphic video).
-  if (display.unit === 0 && display.w && display.h) { track.width = display.w; track.height = display.h; }
+  track.codedWidth = track.width;
+  track.codedHeight = track.height;
+  // DisplayWidth/Height in pixels (unit 0) or as an aspect ratio (unit 3, what ffmpeg writes for a SAR): ffprobe's
+  // SAR is (DisplayWidth x PixelHeight) : (DisplayHeight x PixelWidth), reduced; the shown width is the coded one
+  // stretched by it.
+  if ((display.unit === 0 || display.unit === 3) && display.w && display.h && track.width && track.height) {
+    if (display.w * track.height !== display.h * track.width) {
+      track.sampleAspectRatio = reduced(display.w * track.height, display.h * track.width);
+      track.width = Math.round((track.height * display.w) / display.h);
+    }
+  }
   if (track.kind === "video" && frameNs) track.fps = Math.round((1e9 / frameNs) * 1000) / 1000;
   const config = codecConfigOf(codecId, codecPrivate, colour, track);
   if (config) track.codecConfig = config;

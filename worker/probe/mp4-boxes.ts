@@ -1,5 +1,7 @@
 import { ascii, concatBytes, u16be, u32be } from "../enrich/image/header/bytes.ts";
 import type { RangeByteSource } from "./byte-source.ts";
+import { reduced } from "./ratio.ts";
+import { readFragmentTiming } from "./mp4-fragments.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
 
@@ -13,7 +15,13 @@ export interface Mp4Track {
   width?: number;
   height?: number;
   rotation?: 0 | 90 | 180 | 270;
+  /** The sample entry's (coded) size, before the pixel aspect ratio and the matrix. */
+  codedWidth?: number;
+  codedHeight?: number;
+  /** The `pasp` box's pixel aspect ratio when it is not square. */
+  sampleAspectRatio?: { num: number; den: number };
   durationSeconds?: number;
+  /** The declared rate: timescale over the commonest sample delta (ffprobe's r_frame_rate). */
   fps?: number;
   sampleRate?: number;
   channels?: number;
@@ -24,12 +32,21 @@ export interface Mp4Track {
   codecConfig?: CodecConfig;
   /** An attached cover (QuickTime/3GP `covr` is metadata, not a track; a one-sample JPEG track is one). */
   stillPicture?: boolean;
+  /** tkhd's track_ID and mdhd's timescale: what a fragmented file's moofs and index refer to. */
+  trackId?: number;
+  timescale?: number;
+  /** trex's default sample duration (fragmented files), in the track's timescale. */
+  defaultSampleDuration?: number;
 }
 
 export interface Mp4Facts {
   /** moov before mdat at the top level. */
   faststart?: boolean;
   durationSeconds?: number;
+  /** How the duration was found: mvhd/mehd declare it, the last moof's samples count it (fragmented files). */
+  durationFrom?: "header" | "packets-counted";
+  /** An mvex without mehd: the moov's own duration covers only the samples it holds (none, or the first fragment's). */
+  fragmentsUndeclared?: boolean;
   tracks: Mp4Track[];
 }
 
@@ -168,6 +185,7 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
         ? (await source.read(offset, end - offset)).subarray(headerSize)
         : await sparseMoov(source, offset, headerSize, end);
       const facts = parseMoov(body);
+      await completeFragmented(source, facts, offset + boxSize);
       return { ...facts, faststart: mdatAt === undefined };
     }
     offset += boxSize;
@@ -223,8 +241,38 @@ function parseMoov(b: Uint8Array): Omit<Mp4Facts, "faststart"> {
     if (trak.type !== "trak") continue;
     tracks.push(parseTrak(b, trak));
   }
-  const durationSeconds = mvhd ? timing(b, mvhd) : undefined;
-  return { ...(durationSeconds ? { durationSeconds } : {}), tracks };
+  let durationSeconds = mvhd ? timing(b, mvhd) : undefined;
+  let fragmentsUndeclared = false;
+  // mvex: a fragmented file. mehd declares its whole duration (in the movie timescale); trex the samples' default.
+  const mvex = child(b, moov, "mvex");
+  if (mvex) {
+    const mehd = child(b, mvex, "mehd");
+    const scale = mvhd ? u32be(b, mvhd.start + (b[mvhd.start] === 1 ? 20 : 12)) ?? 0 : 0;
+    const ticks = mehd ? (b[mehd.start] === 1 ? (u32be(b, mehd.start + 4) ?? 0) * 2 ** 32 + (u32be(b, mehd.start + 8) ?? 0) : u32be(b, mehd.start + 4) ?? 0) : 0;
+    if (scale > 0 && ticks > 0) durationSeconds = ticks / scale;
+    else fragmentsUndeclared = true;
+    for (const trex of boxes(b, mvex.start, mvex.end)) {
+      const track = trex.type === "trex" ? tracks.find((t) => t.trackId === u32be(b, trex.start + 4)) : undefined;
+      if (track) track.defaultSampleDuration = u32be(b, trex.start + 12);
+    }
+  }
+  return { ...(durationSeconds ? { durationSeconds, durationFrom: "header" as const } : {}), ...(fragmentsUndeclared ? { fragmentsUndeclared } : {}), tracks };
+}
+
+/**
+ * A fragmented file (empty sample tables): duration and frame rate from its sidx, mfra and moofs
+ * (mp4-fragments.ts), for the first video track, else the first audio one.
+ */
+async function completeFragmented(source: RangeByteSource, facts: Omit<Mp4Facts, "faststart">, moovEnd: number): Promise<void> {
+  if (!facts.fragmentsUndeclared) return;
+  const track = facts.tracks.find((t) => t.kind === "video" && !t.stillPicture) ?? facts.tracks.find((t) => t.kind === "audio");
+  if (!track?.trackId || !track.timescale) return;
+  const timing = await readFragmentTiming(source, moovEnd, track.trackId, track.timescale, track.defaultSampleDuration ?? 0).catch(() => undefined);
+  if (timing?.fps && track.kind === "video" && !track.fps) track.fps = Math.round(timing.fps * 1000) / 1000;
+  if (timing?.durationSeconds) {
+    facts.durationSeconds = timing.durationSeconds;
+    facts.durationFrom = timing.durationFrom;
+  }
 }
 
 function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
@@ -234,6 +282,9 @@ function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
   const track: Mp4Track = { kind };
   const mdhd = path(b, trak, "mdia", "mdhd");
   const seconds = mdhd ? timing(b, mdhd) : undefined;
+  const tkhdBox = child(b, trak, "tkhd");
+  if (tkhdBox) track.trackId = u32be(b, tkhdBox.start + (b[tkhdBox.start] === 1 ? 20 : 12));
+  if (mdhd) track.timescale = mdhdTimescale(b, mdhd);
   if (seconds) track.durationSeconds = seconds;
   const stbl = path(b, trak, "mdia", "minf", "stbl");
   const stsd = stbl && child(b, stbl, "stsd");
@@ -245,16 +296,45 @@ function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
     if (kind === "audio") readAudioEntry(b, entry, track);
   }
   const stts = stbl && child(b, stbl, "stts");
-  if (kind === "video" && stts && seconds) {
-    let samples = 0;
-    const count = Math.min(u32be(b, stts.start + 4) ?? 0, (stts.end - stts.start - 8) / 8);
-    for (let i = 0; i < count; i++) samples += u32be(b, stts.start + 8 + i * 8) ?? 0;
-    if (samples === 1) track.stillPicture = true;
-    else if (samples > 1) track.fps = Math.round((samples / seconds) * 1000) / 1000;
+  if (kind === "video" && stts && mdhd) {
+    const rate = sttsRate(b, stts, mdhdTimescale(b, mdhd), seconds);
+    if (rate.samples === 1) track.stillPicture = true;
+    else if (rate.fps) track.fps = Math.round(rate.fps * 1000) / 1000;
   }
   const tkhd = child(b, trak, "tkhd");
   if (kind === "video" && tkhd) readTrackHeader(b, tkhd, track);
   return track;
+}
+
+function mdhdTimescale(b: Uint8Array, mdhd: Box): number {
+  return u32be(b, mdhd.start + (b[mdhd.start] === 1 ? 20 : 12)) ?? 0;
+}
+
+/**
+ * The declared frame rate from the time-to-sample table: the timescale over the delta most samples use, as
+ * ffprobe's r_frame_rate. The track's duration (mdhd) is no measure: an edit list or a first sample's composition
+ * offset stretches it (8.571 fps from a 30 fps file). A table without a majority delta (variable rate) gives the
+ * average. Linear in the table's entries, which the moov's size cap bounds.
+ */
+export function sttsRate(b: Uint8Array, stts: Box, timescale: number, seconds: number | undefined): { samples: number; fps?: number } {
+  const count = Math.min(u32be(b, stts.start + 4) ?? 0, Math.floor((stts.end - stts.start - 8) / 8));
+  const perDelta = new Map<number, number>();
+  let samples = 0;
+  let ticks = 0;
+  for (let i = 0; i < count; i++) {
+    const n = u32be(b, stts.start + 8 + i * 8) ?? 0;
+    const delta = u32be(b, stts.start + 12 + i * 8) ?? 0;
+    samples += n;
+    ticks += n * delta;
+    if (delta > 0) perDelta.set(delta, (perDelta.get(delta) ?? 0) + n);
+  }
+  let mode = 0;
+  let modeSamples = 0;
+  for (const [delta, n] of perDelta) if (n > modeSamples) { mode = delta; modeSamples = n; }
+  if (samples < 2) return { samples };
+  if (timescale > 0 && mode > 0 && modeSamples * 2 > samples) return { samples, fps: timescale / mode };
+  const total = timescale > 0 && ticks > 0 ? ticks / timescale : seconds;
+  return total ? { samples, fps: samples / total } : { samples };
 }
 
 /** tkhd: the display matrix (a b u / c d v / x y w, 16.16) and the presentation size (16.16). */
@@ -280,7 +360,7 @@ function readTrackHeader(b: Uint8Array, tkhd: Box, track: Mp4Track): void {
 function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
   const width = u16be(b, entry.start + 24);
   const height = u16be(b, entry.start + 26);
-  if (width && height) { track.width = width; track.height = height; }
+  if (width && height) { track.width = width; track.height = height; track.codedWidth = width; track.codedHeight = height; }
   let colour: ColourDescription | undefined;
   let av1: Uint8Array | undefined;
   for (const box of boxes(b, entry.start + 78, entry.end)) {
@@ -304,6 +384,11 @@ function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
     // vpcC is a full box: version and flags come first.
     if (box.type === "vpcC") track.codecConfig = vpcConfig(body.subarray(4));
     if (box.type === "av1C") av1 = body;
+    if (box.type === "pasp") {
+      const num = u32be(b, box.start) ?? 0;
+      const den = u32be(b, box.start + 4) ?? 0;
+      if (num > 0 && den > 0 && num !== den) track.sampleAspectRatio = reduced(num, den);
+    }
     if (box.type === "colr" && ascii(b, box.start, 4) === "nclx") {
       const transfer = u16be(b, box.start + 6) ?? 2;
       track.hdr = transfer === 16 ? "pq" : transfer === 18 ? "hlg" : "sdr";

@@ -9,6 +9,9 @@ export interface MpegStreams {
   audio: number;
 }
 
+/** One elementary stream a PMT lists: its PID, stream_type, and the kind it carries. */
+export interface TsElementaryStream { pid: number; type: number; kind: "audio" | "video" }
+
 const syncByte = 0x47;
 /** Plain TS packets, and M2TS (Blu-ray) packets with a 4-byte timestamp before each. */
 const packetSizes = [188, 192] as const;
@@ -25,7 +28,7 @@ const audioDescriptorTags = new Set([0x6a, 0x7a, 0x7b, 0x7c]);
 const audioFormatIds = new Set(["AC-3", "EAC3", "DTS1", "DTS2", "DTS3", "Opus", "BSSD", "mlpa"]);
 const videoFormatIds = new Set(["HEVC", "VC-1", "AV01", "drac"]);
 
-function packetSizeOf(b: Uint8Array): { size: number; lead: number; start: number } | undefined {
+export function packetSizeOf(b: Uint8Array): { size: number; lead: number; start: number } | undefined {
   for (const size of packetSizes) {
     const lead = size - 188;
     // The first sync byte within one packet, confirmed by the next two packets.
@@ -71,13 +74,13 @@ function sectionBody(section: Uint8Array): Uint8Array | undefined {
  * Stream counts from the PAT and every PMT it names, when they all appear in `b`; undefined when the bytes
  * are not a transport stream or a table is missing (the caller keeps the magic number's category).
  */
-export function readMpegTsStreams(b: Uint8Array): MpegStreams | undefined {
+export function readMpegTsStreams(b: Uint8Array): (MpegStreams & { streams: TsElementaryStream[] }) | undefined {
   const layout = packetSizeOf(b);
   if (!layout) return undefined;
   const pending = new Map<number, Uint8Array>(); // PID -> section bytes gathered so far
   let pmtPids: Set<number> | undefined;
   const done = new Set<number>();
-  const out: MpegStreams = { video: 0, audio: 0 };
+  const out: MpegStreams & { streams: TsElementaryStream[] } = { video: 0, audio: 0, streams: [] };
   for (let o = layout.start; o + 188 <= b.length; o += layout.size) {
     if (b[o] !== syncByte) return undefined;
     const pid = ((b[o + 1]! & 0x1f) << 8) | b[o + 2]!;
@@ -118,7 +121,10 @@ export function readMpegTsStreams(b: Uint8Array): MpegStreams | undefined {
       for (let e = 9 + infoLength; e + 5 <= body.length;) {
         const esInfo = ((body[e + 3]! & 0x0f) << 8) | body[e + 4]!;
         const kind = streamKind(body[e]!, body.subarray(e + 5, e + 5 + esInfo));
-        if (kind) out[kind]++;
+        if (kind) {
+          out[kind]++;
+          out.streams.push({ pid: ((body[e + 1]! & 0x1f) << 8) | body[e + 2]!, type: body[e]!, kind });
+        }
         e += 5 + esInfo;
       }
       if (pmtPids !== undefined && done.size === pmtPids.size) return out;

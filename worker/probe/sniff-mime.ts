@@ -8,6 +8,8 @@ import { isSvgDocument } from "../../shared/media/svg-sniff.ts";
  * and only then the declared Content-Type: origins often send application/octet-stream or a wrong type.
  */
 export async function sniffMime(head: Uint8Array, declared: string | undefined): Promise<string> {
+  // RF64/BW64 (WAV past 4 GiB, EBU Tech 3306): file-type does not know the magic.
+  if (isRf64(head)) return "audio/wav";
   const detected = await fileTypeFromBuffer(head).catch(() => undefined);
   // file-type names any "<?xml" document application/xml: an SVG behind a prolog is still an image.
   if (detected && detected.mime !== "application/xml") return normalizeMime(detected.mime);
@@ -21,6 +23,11 @@ export async function sniffMime(head: Uint8Array, declared: string | undefined):
   const declaredBase = declared?.split(";")[0]?.trim().toLowerCase();
   if (declaredBase && declaredBase !== "application/octet-stream") return normalizeMime(declaredBase);
   return "application/octet-stream";
+}
+
+function isRf64(head: Uint8Array): boolean {
+  const text = (o: number) => String.fromCharCode(...head.subarray(o, o + 4));
+  return head.length >= 12 && (text(0) === "RF64" || text(0) === "BW64") && text(8) === "WAVE";
 }
 
 const aliases: Record<string, string> = {

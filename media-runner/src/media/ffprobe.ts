@@ -13,6 +13,8 @@ const FfprobeStream = z.looseObject({
   width: z.number().optional(),
   height: z.number().optional(),
   pix_fmt: z.string().optional(),
+  // "64:45" for anamorphic video, "1:1" or "0:1" (unknown) for square pixels.
+  sample_aspect_ratio: z.string().optional(),
   profile: z.string().optional(),
   color_transfer: z.string().optional(),
   // For the RFC 6381 codecs string: level (H.264 level_idc, HEVC general_level_idc, AV1 seq_level_idx), the

@@ -40,22 +40,30 @@ function defined<T extends object>(value: T): T {
 }
 
 /**
- * Video bitrate is the container's overall rate (what a player needs to stream it); fps is the average
- * frame rate, falling back to the stream's base rate when the container does not state it.
+ * Video bitrate is the container's overall rate (what a player needs to stream it); fps is the declared frame
+ * rate (r_frame_rate), falling back to the average when the declared one is a timebase.
  */
 export function toVideoMetadata(probe: FfprobeOutput, stream: FfprobeStream): VideoMetadata {
   const seconds = durationSeconds(probe, stream);
-  const fps = frameRate(stream.avg_frame_rate) ?? frameRate(stream.r_frame_rate);
+  const fps = declaredRate(stream);
   const rotation = rotationOf(stream);
   const quarter = rotation === 90 || rotation === 270;
   const soundtrack = audioStream(probe);
+  const sar = sampleAspectRatio(stream.sample_aspect_ratio);
+  // ffprobe's width is the coded one; a player stretches it by the sample aspect ratio (anamorphic video).
+  const shown = stream.width && sar ? Math.round((stream.width * sar.num) / sar.den) : stream.width;
+  const rate = bitrate(positive(probe.format?.bit_rate) ?? positive(stream.bit_rate));
   return defined({
     duration: duration(seconds),
     fps: fps === undefined ? undefined : round(fps, 3),
-    bitrate: bitrate(positive(probe.format?.bit_rate) ?? positive(stream.bit_rate)),
+    bitrate: rate,
     // As displayed: a phone video stored landscape with a 90° matrix plays portrait.
-    width: quarter ? stream.height : stream.width,
-    height: quarter ? stream.width : stream.height,
+    width: quarter ? stream.height : shown,
+    height: quarter ? shown : stream.height,
+    codedWidth: stream.width,
+    codedHeight: stream.height,
+    sampleAspectRatio: sar ? `${sar.num}:${sar.den}` : undefined,
+    sources: decoderSources({ duration: seconds, fps, dimensions: stream.width, bitrate: rate }),
     rotation,
     codec: stream.codec_name,
     profile: known(stream.profile),
@@ -63,6 +71,32 @@ export function toVideoMetadata(probe: FfprobeOutput, stream: FfprobeStream): Vi
     hdr: hdrOf(stream.color_transfer),
     channels: soundtrack?.channels && soundtrack.channels > 0 ? soundtrack.channels : undefined,
   });
+}
+
+/** Above this, r_frame_rate is a timebase (1 ms Matroska, 90 kHz TS), not a frame rate: the average decides. */
+const maxDeclaredFps = 240;
+
+/**
+ * The declared frame rate, as the edge reads it from stts or DefaultDuration: r_frame_rate. The average
+ * (frames over duration) drifts with a long last frame, an edit list or a first sample's composition offset.
+ */
+function declaredRate(stream: FfprobeStream): number | undefined {
+  const declared = frameRate(stream.r_frame_rate);
+  return declared !== undefined && declared <= maxDeclaredFps ? declared : frameRate(stream.avg_frame_rate);
+}
+
+/** A non-square sample aspect ratio ("64:45"); square ("1:1") and unknown ("0:1", "N/A") give undefined. */
+export function sampleAspectRatio(value: string | undefined): { num: number; den: number } | undefined {
+  const match = /^(\d{1,6}):(\d{1,6})$/.exec(value ?? "");
+  const num = Number(match?.[1]);
+  const den = Number(match?.[2]);
+  return match && num > 0 && den > 0 && num !== den ? { num, den } : undefined;
+}
+
+/** Every fact the runner reports was read by ffprobe: `decoder`, for the facts that are present. */
+function decoderSources(facts: Partial<Record<"duration" | "fps" | "dimensions" | "bitrate" | "sampleRate", unknown>>) {
+  const sources = defined(Object.fromEntries(Object.entries(facts).map(([k, v]) => [k, v === undefined ? undefined : "decoder" as const])));
+  return Object.keys(sources).length > 0 ? sources : undefined;
 }
 
 /** ffprobe's "unknown" and empty strings carry no fact. */
@@ -99,10 +133,14 @@ export function toAudioMetadata(probe: FfprobeOutput, stream: FfprobeStream): Au
   const channels = stream.channels;
   const count = channels !== undefined && channels > 0 ? channels : undefined;
   const depth = positive(stream.bits_per_raw_sample) ?? positive(stream.bits_per_sample);
+  const seconds = durationSeconds(probe, stream);
+  const rate = bitrate(positive(stream.bit_rate) ?? positive(probe.format?.bit_rate));
+  const sampleRate = positive(stream.sample_rate);
   return defined({
-    duration: duration(durationSeconds(probe, stream)),
-    bitrate: bitrate(positive(stream.bit_rate) ?? positive(probe.format?.bit_rate)),
-    sampleRate: positive(stream.sample_rate),
+    duration: duration(seconds),
+    bitrate: rate,
+    sampleRate,
+    sources: decoderSources({ duration: seconds, bitrate: rate, sampleRate }),
     channels: count,
     channelLayout: known(stream.channel_layout)?.replace(/\(side\)$/, "") ?? (count ? defaultLayouts[count] : undefined),
     bitDepth: stream.codec_name && depthCodecs.test(stream.codec_name) ? depth : undefined,

@@ -1,0 +1,22 @@
+import type { FactSource } from "../../shared/schemas/data.ts";
+import type { z } from "zod";
+
+/** What a container-specific header reader (AC-3, ADTS, RF64, FLV, AVI) found, in one shape for the edge. */
+export interface HeaderFacts {
+  video: number;
+  audio: number;
+  durationSeconds?: number;
+  durationFrom?: z.infer<typeof FactSource>;
+  width?: number;
+  height?: number;
+  fps?: number;
+  videoCodec?: string;
+  sampleRate?: number;
+  channels?: number;
+  bitDepth?: number;
+  audioCodec?: string;
+  /** The audio stream's own rate, when the header states or implies it. */
+  audioBitrate?: number;
+  /** Which reader produced them, e.g. "ac3-sync", "flv-onmetadata": the track evidence's source. */
+  reader: string;
+}
