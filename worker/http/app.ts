@@ -14,8 +14,9 @@ import { notFound, onError, validationHook, wrongMethod } from "./error-handling
 import { requestBodyLimit } from "./json-body.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
-import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
+import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, storyboardRoute, thumbnailRoute } from "./route-definitions.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
+import { serveStoryboardVtt } from "./storyboard-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
 import { isComplete } from "../resource/stage-state.ts";
 
@@ -56,7 +57,8 @@ export function createApp() {
       return answerInspection(c, { url }, query);
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
-    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
+    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
+    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
 
