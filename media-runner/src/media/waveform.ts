@@ -44,11 +44,11 @@ export async function buildWaveform(input: string, durationSeconds: number, opti
       ...safeInputArgs(options.maxPixels),
       "-i", input,
       "-map", "0:a:0", "-vn", "-sn", "-dn",
-      // The downmix is aresample's own output side: an aformat after ebur128 would be negotiated back through it,
-      // and ebur128 would then measure the mono downmix (3 LU off on stereo) instead of the programme.
-      "-af", `ebur128=peak=true:framelog=verbose,aresample=ocl=mono:osr=${rate}:osf=s16`,
+      // The mono downmix is the output's (-ac 1, converted after aresample): an aformat after ebur128 would be
+      // negotiated back through it, and ebur128 would measure the downmix (3 LU off on stereo), not the programme.
+      "-af", `ebur128=peak=true:framelog=verbose,aresample=osr=${rate}:osf=s16`,
       ...ffmpegOutputBoundArgs(),
-      "-f", "s16le", "pipe:1",
+      "-ac", "1", "-f", "s16le", "pipe:1",
     ],
     {
       timeoutMs: options.timeoutMs, maxStdoutBytes: waveformMaxPcmBytes + 64 * 1024,
