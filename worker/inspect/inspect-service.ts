@@ -8,7 +8,7 @@ import { getConfig, type Config } from "../config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
 import { assertPublicTarget } from "../fetch/address-guard.ts";
 import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
-import { cachedAnswer, storeError, storeRecord } from "./edge-cache.ts";
+import { cachedAnswer, dropCachedRecord, storeError, storeRecord } from "./edge-cache.ts";
 import { isComplete } from "../resource/stage-state.ts";
 import { optInNames, optInStages } from "../../shared/stages/index.ts";
 
@@ -70,6 +70,9 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     if (reply.rememberedUntil !== undefined) await storeError(key, { ...reply.error, expiresAt: reply.rememberedUntil }, reply.repeated === true);
     throw apiErrorFrom(reply.error);
   }
+  // The cached record predates the opt-in stage just registered: callers without expand must not be answered
+  // "complete" from it while the stage runs.
+  if (unregistered) await dropCachedRecord(key);
   // A provider whose oEmbed failed is asked again by the object after ERROR_TTL_SECONDS: not edge-cached.
   const cacheable = isComplete(reply.record) && reply.record.stages.oembed?.state !== "failed";
   await storeRecord(key, reply.record, cacheable);
