@@ -71,8 +71,9 @@ describe("playground timeline previews", () => {
     const cues = parseVtt(track.text);
     expect(cues.map((c) => c.text)).toEqual([0, 1, 2, 3].map((i) => `${board.url}#xywh=${i * 160},0,160,90`));
     const strip = page.locator("[data-role=storyboard]");
+    await strip.scrollIntoViewIfNeeded();
     const box = (await strip.boundingBox())!;
-    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+    await strip.hover({ position: { x: box.width * 0.6, y: box.height / 2 } });
     await page.waitForSelector(".scrub-tip:not([hidden])");
     // 60 % of 4 s is 2.4 s: the third tile (index 2), drawn from x = 320 of the sprite.
     expect(await page.$eval(".scrub-tip", (el) => (el as HTMLElement).dataset.index)).toBe("2");
