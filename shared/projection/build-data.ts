@@ -2,7 +2,7 @@ import { formatBytes } from "../format/index.ts";
 import type { InspectData } from "../schemas/data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import type { StageName } from "../schemas/stages.ts";
-import { stagesFor, stagesInGroup } from "../stages/index.ts";
+import { registeredStages, stagesInGroup } from "../stages/index.ts";
 import { renderElement, toHtml } from "./html-tags.ts";
 import { playbackCodecs } from "./playback-codecs.ts";
 import { stageErrors, stageView } from "./processing.ts";
@@ -90,13 +90,27 @@ function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
     ...(sizeBytes !== undefined && !record.provider ? { size: { bytes: sizeBytes, formatted: formatBytes(sizeBytes) } } : {}),
     image: staged(record, "metadata:image", record.results.image),
     video: staged(record, "metadata:video", record.results.video),
-    audio: staged(record, "metadata:audio", record.results.audio),
+    audio: staged(record, "metadata:audio", withLoudness(record)),
     ...(record.results.streaming ? { streaming: record.results.streaming } : {}),
   };
 }
 
+/** Audio facts plus the loudness measured with the waveform, once that opt-in stage is done. */
+function withLoudness(record: ResourceRecord): NonNullable<InspectData["metadata"]>["audio"] {
+  const { audio, loudness } = record.results;
+  return audio && loudness && stageView(record, "preview:waveform") === "done" ? { ...audio, loudness } : audio;
+}
+
+/** An opt-in stage's result: staged once registered; never asked for, the field keeps its reserved null. */
+function optIn<T>(record: ResourceRecord, stage: StageName, value: T | undefined): T | null | undefined {
+  return stageView(record, stage) === "unregistered" ? null : staged(record, stage, value);
+}
+
 function buildPreview(record: ResourceRecord): InspectData["preview"] {
-  if (record.category === "audio") return { waveform: null, spectrogram: null };
+  if (record.category === "audio") {
+    const waveform = optIn(record, "preview:waveform", record.results.waveform);
+    return { ...(waveform !== undefined ? { waveform } : {}), spectrogram: null };
+  }
   if (record.provider) {
     const native = record.provider.thumbnailUrl ?? oembedThumbnail(record);
     if (native) return { thumbnail: { url: native } };
@@ -108,7 +122,16 @@ function buildPreview(record: ResourceRecord): InspectData["preview"] {
     placeholder: staged(record, "preview:blurhash", placeholder),
     palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor, ...(palette ? { colors: palette } : {}) } : undefined),
     dominantColor: staged(record, "preview:palette", dominantColor),
+    ...storyboardField(record),
   };
+}
+
+/** Video only, and only once asked for (an opt-in stage): null while pending, omitted if it failed. */
+function storyboardField(record: ResourceRecord): Pick<NonNullable<InspectData["preview"]>, "storyboard"> {
+  const view = stageView(record, "preview:storyboard");
+  if (view === "unregistered") return {};
+  const storyboard = staged(record, "preview:storyboard", record.results.storyboard);
+  return storyboard !== undefined ? { storyboard } : {};
 }
 
 function oembedThumbnail(record: ResourceRecord): string | undefined {
@@ -141,7 +164,7 @@ function withStageErrors(record: ResourceRecord): { stageErrors?: ReturnType<typ
 /** State, engine, time and failure reason of every registered stage (the playground's stage chips and bars). */
 function buildStageDiagnostics(record: ResourceRecord): NonNullable<InspectData["diagnostics"]>["stages"] {
   const out: NonNullable<NonNullable<InspectData["diagnostics"]>["stages"]> = {};
-  for (const stage of stagesFor(record.category)) {
+  for (const stage of registeredStages(record)) {
     const entry = record.stages[stage];
     out[stage] = {
       state: entry?.state ?? "pending",

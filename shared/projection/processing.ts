@@ -1,7 +1,7 @@
 import type { Processing } from "../schemas/inspect.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import type { StageError, StageName } from "../schemas/stages.ts";
-import { stagesFor } from "../stages/index.ts";
+import { registeredStages } from "../stages/index.ts";
 
 /**
  * Processing state derived from the record's stage registry alone (SPEC 3): never from the profile, fields
@@ -9,7 +9,7 @@ import { stagesFor } from "../stages/index.ts";
  * in `failedStages`, so a resource can never stay pending because of a broken stage.
  */
 export function deriveProcessing(record: ResourceRecord): Processing {
-  const registered = stagesFor(record.category);
+  const registered = registeredStages(record);
   const completedStages: StageName[] = [];
   const pendingStages: StageName[] = [];
   const failedStages: StageName[] = [];
@@ -33,13 +33,13 @@ export function deriveProcessing(record: ResourceRecord): Processing {
 export type StageView = "pending" | "done" | "failed" | "unregistered";
 
 export function stageView(record: ResourceRecord, stage: StageName): StageView {
-  if (!stagesFor(record.category).includes(stage)) return "unregistered";
+  if (!registeredStages(record).includes(stage)) return "unregistered";
   return record.stages[stage]?.state ?? "pending";
 }
 
 /** Each failed stage with its short reason (`processing.failedStages` names them; this says why). */
 export function stageErrors(record: ResourceRecord): StageError[] {
-  return stagesFor(record.category)
+  return registeredStages(record)
     .filter((stage) => record.stages[stage]?.state === "failed")
     .map((stage) => ({ stage, reason: record.stages[stage]?.error ?? "no reason recorded" }));
 }

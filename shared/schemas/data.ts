@@ -119,6 +119,13 @@ export const VideoMetadata = z.object({
     .meta({ description: "Sample (pixel) aspect ratio as ffprobe writes it, e.g. 64:45 for anamorphic PAL; absent for square pixels" }),
   sources: FactSources.optional(),
 }).meta({ id: "VideoMetadata" });
+/** EBU R128 measurement of the whole programme (ffmpeg's ebur128 filter, peak=true). */
+export const Loudness = z.object({
+  integratedLufs: z.number().meta({ description: "Integrated loudness, LUFS (EBU R128)" }),
+  rangeLu: z.number().meta({ description: "Loudness range (LRA), LU" }),
+  truePeakDbtp: z.number().meta({ description: "True peak, dBTP (4x oversampled), the loudest channel" }),
+}).meta({ id: "Loudness" });
+
 export const AudioMetadata = z.object({
   duration: Duration.optional(),
   bitrate: Bitrate.optional(),
@@ -128,6 +135,7 @@ export const AudioMetadata = z.object({
   bitDepth: z.number().int().optional().meta({ description: "Bits per sample, for codecs that have one (PCM, FLAC, ALAC)" }),
   codec: z.string().optional().meta({ description: "ffprobe's short codec name (aac, opus, mp3, flac)" }),
   sources: FactSources.optional(),
+  loudness: Loudness.optional().meta({ description: "EBU R128 loudness; present once `expand=waveform` was asked for this resource" }),
 }).meta({ id: "AudioMetadata" });
 
 export const Metadata = z.object({
@@ -159,12 +167,35 @@ export const Palette = z.object({
   }),
 });
 
+/** Most tiles in one storyboard sprite, and its grid width (the sprite is at most this many tiles wide). */
+export const storyboardMaxTiles = 100;
+export const storyboardColumns = 10;
+export const Storyboard = z.object({
+  url: z.string().meta({ description: "Service-relative path of the sprite (WebP): tiles left to right, top to bottom" }),
+  vtt: z.string().meta({ description: "Service-relative path of the WebVTT thumbnails track (cues point into the sprite with #xywh=)" }),
+  tiles: z.number().int().positive().max(storyboardMaxTiles),
+  columns: z.number().int().positive().max(storyboardColumns),
+  tileWidth: z.number().int().positive(),
+  tileHeight: z.number().int().positive(),
+  interval: z.number().positive().meta({ description: "Seconds between tiles: tile i shows the keyframe at or before i x interval" }),
+}).meta({ id: "Storyboard" });
+
+/** Fewest and most peaks in a waveform. */
+export const waveformMinPeaks = 100;
+export const waveformMaxPeaks = 2000;
+export const Waveform = z.object({
+  peaks: z.array(z.number().min(0).max(1)).min(waveformMinPeaks).max(waveformMaxPeaks)
+    .meta({ description: "Largest absolute sample of each bucket (mono downmix), 0-1, 3 decimals" }),
+  perSecond: z.number().positive().meta({ description: "Buckets per second of audio" }),
+}).meta({ id: "Waveform" });
+
 export const Preview = z.object({
   thumbnail: Thumbnail.nullable().optional(),
   placeholder: Placeholder.nullable().optional(),
   palette: Palette.nullable().optional(),
   dominantColor: hexColor.nullable().optional().meta({ description: "Same as palette.dominant" }),
-  waveform: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
+  storyboard: Storyboard.nullable().optional().meta({ description: "Video only, once `expand=storyboard` was asked for this resource (null while pending)" }),
+  waveform: Waveform.nullable().optional().meta({ description: "Audio only, once `expand=waveform` was asked for this resource (null while pending)" }),
   spectrogram: z.null().optional().meta({ description: "Audio only; reserved, always null" }),
 }).meta({ id: "Preview" });
 

@@ -12,7 +12,8 @@ export type JobBrief = z.infer<typeof JobBrief>;
 export const profiles = ["fast", "standard", "full", "embed"] as const;
 export const Profile = z.enum(profiles);
 export type Profile = z.infer<typeof Profile>;
-export const expandNames = ["embedHtml", "rawHeaders", "html"] as const;
+/** storyboard and waveform register opt-in stages (shared/stages: optIn) on the resource's record. */
+export const expandNames = ["embedHtml", "rawHeaders", "html", "storyboard", "waveform"] as const;
 export type ExpandName = (typeof expandNames)[number];
 
 /** Comma-separated list parameter; unknown names are rejected with the allowed values in the message. */
@@ -41,7 +42,7 @@ export const InspectQuery = z.object({
     .default("standard")
     .meta({ description: "Projection and enrichment depth" }),
   fields: csvOf(namespaceNames, "fields").meta({ description: `Comma-separated namespaces: ${namespaceNames.join(", ")}` }),
-  expand: csvOf(expandNames, "expand").meta({ description: "Comma-separated: embedHtml, rawHeaders (needs debug=true), html (embed profile)" }),
+  expand: csvOf(expandNames, "expand").meta({ description: "Comma-separated: embedHtml, rawHeaders (needs debug=true), html (embed profile), storyboard (video: preview.storyboard, a sprite and WebVTT track), waveform (audio: preview.waveform and metadata.audio.loudness). storyboard and waveform, once asked for, stay part of the resource's record for every later caller and profile" }),
   debug: z
     .enum(["true", "false"], { error: () => "debug must be true or false" })
     .default("false")

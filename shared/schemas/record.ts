@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MediaCategory, StageName, StageState } from "./stages.ts";
 import { ProviderMatch } from "../providers/provider-match.ts";
-import { AudioMetadata, ImageMetadata, PaletteColor, Placeholder, Thumbnail, VideoMetadata } from "./data.ts";
+import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, Placeholder, Storyboard, Thumbnail, VideoMetadata, Waveform } from "./data.ts";
 import { Page, PageMedia, Streaming, StreamPreviewPlan } from "./streaming-page.ts";
 
 /** What the Range probe learned about the target (one probe per resource). */
@@ -66,6 +66,10 @@ export const StageResults = z.object({
   dominantColor: z.string().optional(),
   /** Palette colours (largest first); dominantColor is palette[0].hex. */
   palette: z.array(PaletteColor).optional(),
+  storyboard: Storyboard.optional(),
+  waveform: Waveform.optional(),
+  /** EBU R128 of the whole audio (written with the waveform; projected into metadata.audio.loudness). */
+  loudness: Loudness.optional(),
   /** Bytes the media runner pulled from the origin (its last successful run). */
   runnerBytesFetched: z.number().int().optional(),
   /** The edge pipeline declined this image (format or size): its previews are the runner's. */

@@ -4,7 +4,7 @@
  * ones of the public API (SPEC 2.2), imported so that both sides cannot drift.
  */
 import { z } from "zod";
-import { AudioMetadata, ImageMetadata, PaletteColor, paletteColorsMax, Placeholder, VideoMetadata } from "./data.ts";
+import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
 import { inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
 import { maxCodecEntries, maxCodecEntryLength } from "../media/codec-string.ts";
@@ -17,7 +17,7 @@ export const runnerCategories = ["video", "audio", "image"] as const;
 export const RunnerCategory = z.enum(runnerCategories);
 export type RunnerCategory = z.infer<typeof RunnerCategory>;
 
-export const runnerStages = ["metadata", "thumbnail", "placeholder", "palette"] as const;
+export const runnerStages = ["metadata", "thumbnail", "placeholder", "palette", "storyboard", "waveform"] as const;
 export const RunnerStage = z.enum(runnerStages);
 export type RunnerStage = z.infer<typeof RunnerStage>;
 
@@ -95,6 +95,18 @@ export const RunnerThumbnail = z.object({
 });
 export type RunnerThumbnail = z.infer<typeof RunnerThumbnail>;
 
+/** A storyboard sprite: tiles laid left to right, top to bottom, `columns` wide. */
+export const RunnerStoryboard = z.object({
+  base64: z.string().meta({ description: "WebP sprite bytes, base64" }),
+  contentType: z.literal("image/webp"),
+  tiles: z.number().int().positive().max(storyboardMaxTiles),
+  columns: z.number().int().positive().max(storyboardColumns),
+  tileWidth: z.number().int().positive(),
+  tileHeight: z.number().int().positive(),
+  interval: z.number().positive(),
+});
+export type RunnerStoryboard = z.infer<typeof RunnerStoryboard>;
+
 export const RunnerMetadata = z.object({
   video: VideoMetadata.optional(),
   audio: AudioMetadata.optional(),
@@ -126,6 +138,9 @@ export const RunnerResponse = z.object({
   dominantColor: z.string().regex(/^#[0-9a-f]{6}$/).optional(),
   palette: z.array(PaletteColor).max(paletteColorsMax).optional()
     .meta({ description: "Palette colours, largest share first (shared/media/palette.ts); dominantColor is palette[0].hex" }),
+  storyboard: RunnerStoryboard.optional(),
+  waveform: Waveform.optional(),
+  loudness: Loudness.optional().meta({ description: "EBU R128 of the whole audio (with the waveform stage)" }),
   timings: z.record(z.string(), z.number().int().nonnegative())
     .meta({ description: "Milliseconds per step (fetch, metadata, frame, thumbnail, placeholder, palette, total)" }),
   bytesFetched: z.number().int().nonnegative().optional()

@@ -4,7 +4,7 @@
  * to, how an engine's output becomes record results, and which response fields it fills.
  */
 import type { RunnerMetadata, RunnerStage } from "../schemas/runner.ts";
-import type { Placeholder, Thumbnail } from "../schemas/data.ts";
+import type { Loudness, Placeholder, Storyboard, Thumbnail, Waveform } from "../schemas/data.ts";
 import type { StageResults } from "../schemas/record.ts";
 import type { MediaCategory } from "../schemas/stages.ts";
 import type { z } from "zod";
@@ -33,6 +33,10 @@ export interface EngineOutput {
   dominantColor?: string;
   /** Palette colours, largest share first (dominantColor is the first). */
   palette?: StageResults["palette"];
+  /** The storyboard, its sprite and WebVTT track already stored (R2 paths). */
+  storyboard?: z.infer<typeof Storyboard>;
+  waveform?: z.infer<typeof Waveform>;
+  loudness?: z.infer<typeof Loudness>;
 }
 
 export interface StageDefinition<N extends string = string> {
@@ -48,6 +52,11 @@ export interface StageDefinition<N extends string = string> {
   write?: (output: EngineOutput) => Partial<StageResults> | undefined;
   /** Response paths (under `data`) this stage fills: `null` there means the stage is still pending. */
   fills: readonly string[];
+  /**
+   * Registered only once a caller asks for it with this `expand` value; from then on it is part of the
+   * record like any other stage (processing counts it for every profile).
+   */
+  optIn?: string;
 }
 
 /** Keeps the literal name, so the registry yields the StageName union. */

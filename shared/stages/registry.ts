@@ -15,7 +15,9 @@ import { page } from "./page.ts";
 import { pageMedia } from "./page-media.ts";
 import { previewBlurhash } from "./preview-blurhash.ts";
 import { previewPalette } from "./preview-palette.ts";
+import { previewStoryboard } from "./preview-storyboard.ts";
 import { previewThumbnail } from "./preview-thumbnail.ts";
+import { previewWaveform } from "./preview-waveform.ts";
 import { semantic } from "./semantic.ts";
 
 export const stageRegistry = [
@@ -28,6 +30,8 @@ export const stageRegistry = [
   previewThumbnail,
   previewBlurhash,
   previewPalette,
+  previewStoryboard,
+  previewWaveform,
   page,
   pageMedia,
 ] as const;
@@ -42,10 +46,30 @@ export function stageDefinition(name: RegisteredStageName): StageDefinition<Regi
   return byName.get(name)!;
 }
 
-/** Stages registered for a category, in registry order. */
+const appliesTo = (s: StageDefinition, category: MediaCategory) => (s.categories as readonly MediaCategory[]).includes(category);
+
+/** Stages every record of a category registers, in registry order (opt-in stages are not among them). */
 export function stagesFor(category: MediaCategory): RegisteredStageName[] {
-  return stageRegistry.filter((s) => (s.categories as readonly MediaCategory[]).includes(category)).map((s) => s.name);
+  return stageRegistry.filter((s) => appliesTo(s, category) && s.optIn === undefined).map((s) => s.name);
 }
+
+/**
+ * The stages one record registers: its category's, plus the opt-in stages a caller asked for (present in
+ * its stage map) that apply to the category. Processing, pending work and diagnostics read this list.
+ */
+export function registeredStages(record: { category: MediaCategory; stages: Partial<Record<string, unknown>> }): RegisteredStageName[] {
+  return stageRegistry
+    .filter((s) => appliesTo(s, record.category) && (s.optIn === undefined || record.stages[s.name] !== undefined))
+    .map((s) => s.name);
+}
+
+/** The opt-in stages an `expand` list asks for that apply to the category. */
+export function optInStages(category: MediaCategory, expand: readonly string[]): RegisteredStageName[] {
+  return stageRegistry.filter((s) => s.optIn !== undefined && expand.includes(s.optIn) && appliesTo(s, category)).map((s) => s.name);
+}
+
+/** Every `expand` value that registers a stage. */
+export const optInNames: readonly string[] = stageRegistry.flatMap((s): string[] => (s.optIn ? [s.optIn] : []));
 
 export function stagesInGroup(group: StageGroup, among: readonly RegisteredStageName[] = stageNames): RegisteredStageName[] {
   return among.filter((name) => stageDefinition(name).group === group);

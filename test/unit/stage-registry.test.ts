@@ -51,7 +51,7 @@ describe("the registry", () => {
     expect(runnerStagesOf(["metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"])).toEqual(["metadata", "thumbnail", "placeholder", "palette"]);
     expect(runnerStagesOf(["metadata:audio", "metadata:image"])).toEqual(["metadata"]);
     expect(runnerStagesOf(["semantic", "oembed"])).toEqual([]);
-    expect(stagesInGroup("preview")).toEqual(["preview:thumbnail", "preview:blurhash", "preview:palette"]);
+    expect(stagesInGroup("preview")).toEqual(["preview:thumbnail", "preview:blurhash", "preview:palette", "preview:storyboard", "preview:waveform"]);
   });
 
   it("every stage a runner stage feeds writes something from an engine output, and nothing from an empty one", () => {

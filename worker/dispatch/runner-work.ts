@@ -7,6 +7,7 @@ import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { runnerStagesOf } from "../../shared/stages/index.ts";
 import { callRunner } from "../runner/runner-client.ts";
 import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
+import { storeStoryboard } from "./storyboard-store.ts";
 import type { RunnerOutcome } from "../resource/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/schemas/runner.ts";
@@ -27,9 +28,10 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
     ...(work.stream ? { stream: work.stream } : head ? { head } : {}),
     ...(work.budget ? { budget: work.budget } : {}),
   }, work.key, work.requestId);
-  const { thumbnail, ...rest } = result;
-  if (!thumbnail) return { stages: work.stages, result: rest };
+  const { thumbnail, storyboard, ...rest } = result;
+  const stored = storyboard ? { storedStoryboard: await storeStoryboard(env.THUMBNAILS, work.key, storyboard) } : {};
+  if (!thumbnail) return { stages: work.stages, result: { ...rest, ...stored } };
   const key = thumbnailObjectKey(work.key, thumbnail.width, thumbnail.height);
   await env.THUMBNAILS.put(key, base64ToBytes(thumbnail.base64), { httpMetadata: { contentType: thumbnail.contentType } });
-  return { stages: work.stages, result: { ...rest, thumbnail: { url: thumbnailPath(key), dimensions: `${thumbnail.width}x${thumbnail.height}` } } };
+  return { stages: work.stages, result: { ...rest, ...stored, thumbnail: { url: thumbnailPath(key), dimensions: `${thumbnail.width}x${thumbnail.height}` } } };
 }

@@ -14,10 +14,11 @@ import { notFound, onError, validationHook, wrongMethod } from "./error-handling
 import { requestBodyLimit } from "./json-body.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
-import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, oembedRoute, sharePageRoute, thumbnailRoute } from "./route-definitions.ts";
+import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, oembedRoute, sharePageRoute, storyboardRoute, thumbnailRoute } from "./route-definitions.ts";
 import { answerOembed } from "./oembed-handler.ts";
 import { answerSharePage } from "./share-page.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
+import { serveStoryboardVtt } from "./storyboard-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
 import { isComplete } from "../resource/stage-state.ts";
 
@@ -61,7 +62,8 @@ export function createApp() {
       return answerInspection(c, { url }, query);
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
-    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
+    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
+    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never);
 
   app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
   app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);

@@ -164,6 +164,7 @@ export const errorExamples = {
   resourceNotFound: error("RESOURCE_NOT_FOUND", "The remote server answered 404 Not Found."),
   jobNotFound: error("JOB_NOT_FOUND", "No job with id \"job_123\" (unknown, expired or malformed)."),
   thumbnailNotFound: error("NOT_FOUND", "No such thumbnail."),
+  storyboardNotFound: error("NOT_FOUND", "No such storyboard."),
   methodNotAllowed: error("METHOD_NOT_ALLOWED", "PUT is not allowed here; use GET, HEAD, POST."),
   timeout: error("UPSTREAM_TIMEOUT", "The remote server did not answer within 10000 ms."),
   remoteTooLarge: error("PAYLOAD_TOO_LARGE", "The remote file exceeds the 50 MB limit."),

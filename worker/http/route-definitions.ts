@@ -220,6 +220,31 @@ export const sharePageRoute = createRoute({
   },
 });
 
+export const storyboardRoute = createRoute({
+  method: "get",
+  path: "/api/v1/storyboards/{file}",
+  operationId: "getStoryboardTrack",
+  tags: ["Thumbnails"],
+  summary: "A storyboard's WebVTT thumbnails track",
+  request: {
+    params: z.object({ file: z.string().meta({ description: "File name from preview.storyboard.vtt" }) }),
+    headers: z.object({
+      "if-none-match": z.string().optional().meta({ description: "An ETag from an earlier answer: 304 when unchanged" }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "WebVTT: one cue per tile, each `interval` long, whose text is the sprite's URL with a #xywh=x,y,w,h fragment",
+      headers: { ETag: { description: "Entity tag for If-None-Match", schema: { type: "string" as const } }, "X-Request-Id": requestIdHeader },
+      content: { "text/vtt": { schema: z.string() } },
+    },
+    304: { description: "Not modified: the If-None-Match ETag is current", headers: { ETag: { schema: { type: "string" as const } } } },
+    404: errorResponse("NOT_FOUND: no such storyboard", { storyboardNotFound: one("NOT_FOUND", e.storyboardNotFound) }),
+    405: methodNotAllowed("GET, HEAD"),
+    500: internal,
+  },
+});
+
 /** Documented under `webhooks` (OpenAPI 3.1): what a `webhookUrl` receives. */
 export const completionWebhook = {
   method: "post" as const,

@@ -8,8 +8,9 @@ import { getConfig, type Config } from "../config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
 import { assertPublicTarget } from "../fetch/address-guard.ts";
 import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
-import { cachedAnswer, storeError, storeRecord } from "./edge-cache.ts";
+import { cachedAnswer, dropCachedRecord, storeError, storeRecord } from "./edge-cache.ts";
 import { isComplete } from "../resource/stage-state.ts";
+import { optInNames, optInStages } from "../../shared/stages/index.ts";
 
 export interface InspectOutcome {
   status: 200 | 202;
@@ -43,7 +44,10 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   // error the object remembers answers from there too, webhook or not: the object would refuse the job alike.
   const hit = await cachedAnswer(key);
   if (hit?.error) throw apiErrorFrom(hit.error);
-  if (hit?.record && body.webhookUrl === undefined) {
+  // An opt-in stage (expand=storyboard, waveform) the cached record does not register yet: the object registers it.
+  const optIn = (query.expand ?? []).filter((name) => optInNames.includes(name));
+  const unregistered = hit?.record ? optInStages(hit.record.category, optIn).some((stage) => hit.record!.stages[stage] === undefined) : false;
+  if (hit?.record && body.webhookUrl === undefined && !unregistered) {
     const view = projectFor(hit.record, body, query, match, "cache", baseUrl);
     return { status: 200, body: view.body, record: view.record, responseSource: "cache" };
   }
@@ -59,12 +63,16 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(match ? { provider: match } : {}),
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
     ...(requestId ? { requestId } : {}),
+    ...(optIn.length > 0 ? { optIn } : {}),
   })) as unknown as InspectReply;
   if (!reply.ok) {
     // A first failure stays in this isolate; only a URL callers retry is worth a shared Cache API write.
     if (reply.rememberedUntil !== undefined) await storeError(key, { ...reply.error, expiresAt: reply.rememberedUntil }, reply.repeated === true);
     throw apiErrorFrom(reply.error);
   }
+  // The cached record predates the opt-in stage just registered: callers without expand must not be answered
+  // "complete" from it while the stage runs.
+  if (unregistered) await dropCachedRecord(key);
   // A provider whose oEmbed failed is asked again by the object after ERROR_TTL_SECONDS: not edge-cached.
   const cacheable = isComplete(reply.record) && reply.record.stages.oembed?.state !== "failed";
   await storeRecord(key, reply.record, cacheable);

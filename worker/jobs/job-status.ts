@@ -1,4 +1,5 @@
-import { stagesByCategory, type StageName } from "../../shared/schemas/stages.ts";
+import type { StageName } from "../../shared/schemas/stages.ts";
+import { registeredStages } from "../../shared/stages/index.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { JobFailure, JobResource } from "../../shared/schemas/job.ts";
 import type { JobRow } from "./job-store.ts";
@@ -10,7 +11,8 @@ const GONE = "RESOURCE_GONE: the resource could no longer be inspected (expired,
 
 /** The stages a job waits for: those pending when it was created (older rows without the list: all registered). */
 export function jobStages(job: JobRow, record: ResourceRecord): StageName[] {
-  const registered = stagesByCategory[record.category];
+  // The record's own registration: opt-in stages a caller asked for (expand) count like the category's.
+  const registered = registeredStages(record);
   if (job.stages === null) return [...registered];
   const listed = JSON.parse(job.stages) as StageName[];
   return listed.filter((s) => registered.includes(s));

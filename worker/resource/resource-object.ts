@@ -25,7 +25,7 @@ import { errorField, logEvent } from "../log/event-log.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
-import { failStages, isComplete, markQueued, markStarted, noteRetry, pendingStages, stillPending, unmarkQueued } from "./stage-state.ts";
+import { failStages, isComplete, markQueued, markStarted, noteRetry, pendingStages, registerOptIn, stillPending, unmarkQueued } from "./stage-state.ts";
 
 export interface InspectCall {
   key: string;
@@ -40,6 +40,8 @@ export interface InspectCall {
   nested?: boolean;
   /** The X-Request-Id of the inspection: runner work it starts, and this object's log lines about it, carry it. */
   requestId?: string;
+  /** `expand` values that register opt-in stages (storyboard, waveform) on the record. */
+  optIn?: string[];
 }
 
 export type PublicError = { status: number; code: string; message: string };
@@ -150,6 +152,7 @@ export class ResourceObject extends DurableObject<Env> {
   async inspect(call: InspectCall): Promise<InspectReply> {
     try {
       const { record: first, responseSource } = await this.currentRecord(call);
+      if (call.optIn && registerOptIn(first, call.optIn).length > 0) this.save(first);
       // Runner work starts first, so that it runs while the edge stages do. A waiting caller gets a direct call.
       const via = call.profile === "fast" || call.profile === "embed" ? "queue" : this.config.RUNNER_DISPATCH;
       await this.queueRunnerStages(this.record() ?? first, via, call.requestId);

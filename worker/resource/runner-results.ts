@@ -7,7 +7,8 @@ import { applyEngineResult, failStages, pendingForRunnerStages, reviseCategory }
 /** What the queue consumer hands the object: the runner's answer (thumbnail already in R2), or why there is none. */
 export interface RunnerOutcome {
   stages: StageName[];
-  result?: Omit<RunnerResponse, "thumbnail"> & Pick<EngineOutput, "thumbnail">;
+  /** storedStoryboard: the runner's storyboard once its sprite and track are in R2 (the raw one is not kept). */
+  result?: Omit<RunnerResponse, "thumbnail"> & Pick<EngineOutput, "thumbnail"> & { storedStoryboard?: EngineOutput["storyboard"] };
   error?: string;
 }
 
@@ -31,10 +32,13 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
     const reported = r.stages?.[stageDefinition(stage).runnerStage as RunnerStage];
     if (reported && reported.status !== "done") failures[stage] = reported.reason ?? `the media runner ${reported.status} it`;
   }
-  const { metadata, thumbnail, placeholder, dominantColor, palette } = r;
+  const { metadata, thumbnail, placeholder, dominantColor, palette, storedStoryboard: storyboard, waveform, loudness } = r;
   changed = applyEngineResult(record, {
     stages: targets,
-    output: { ...(metadata ? { metadata } : {}), ...(thumbnail ? { thumbnail } : {}), ...(placeholder ? { placeholder } : {}), ...(dominantColor ? { dominantColor } : {}), ...(palette ? { palette } : {}) },
+    output: {
+      ...(metadata ? { metadata } : {}), ...(thumbnail ? { thumbnail } : {}), ...(placeholder ? { placeholder } : {}), ...(dominantColor ? { dominantColor } : {}), ...(palette ? { palette } : {}),
+      ...(storyboard ? { storyboard } : {}), ...(waveform ? { waveform } : {}), ...(loudness ? { loudness } : {}),
+    },
     engine: "runner",
     ...(r.timings.total !== undefined ? { durationMs: r.timings.total } : {}),
     failures,

@@ -8,7 +8,7 @@
  */
 import type { ResourceRecord, StageRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory, StageName } from "../../shared/schemas/stages.ts";
-import { stageDefinition, stagesFor, type EngineOutput } from "../../shared/stages/index.ts";
+import { optInStages, registeredStages, stageDefinition, stagesFor, type EngineOutput } from "../../shared/stages/index.ts";
 import type { RunnerStage } from "../../shared/schemas/runner.ts";
 
 type Engine = NonNullable<StageRecord["engine"]>;
@@ -54,9 +54,20 @@ export function finishStage(record: ResourceRecord, stage: StageName, outcome: S
   return true;
 }
 
+/**
+ * A caller asked for opt-in stages (`expand`): those that apply and are not registered yet are registered
+ * pending, and stay part of the record from then on. Returns the stages newly registered.
+ */
+export function registerOptIn(record: ResourceRecord, expand: readonly string[]): StageName[] {
+  const added = optInStages(record.category, expand).filter((stage) => record.stages[stage] === undefined);
+  for (const stage of added) record.stages[stage] = { state: "pending", attempts: 0 };
+  if (added.length > 0) record.updatedAt = Date.now();
+  return added;
+}
+
 /** Registered stages still pending, in registry order. */
 export function pendingStages(record: ResourceRecord): StageName[] {
-  return stagesFor(record.category).filter((s) => record.stages[s]?.state === "pending");
+  return registeredStages(record).filter((s) => record.stages[s]?.state === "pending");
 }
 
 export function isComplete(record: ResourceRecord): boolean {
@@ -65,7 +76,8 @@ export function isComplete(record: ResourceRecord): boolean {
 
 /** Of `stages`, those still pending. */
 export function stillPending(record: ResourceRecord, stages: readonly StageName[]): StageName[] {
-  return stages.filter((s) => stagesFor(record.category).includes(s) && record.stages[s]?.state === "pending");
+  const registered = registeredStages(record);
+  return stages.filter((s) => registered.includes(s) && record.stages[s]?.state === "pending");
 }
 
 /** Put on the queue at `now` by `engine` (a re-send happens only once this is stale). */
@@ -172,7 +184,8 @@ export interface CategoryEvidence {
  */
 export function reviseCategory(record: ResourceRecord, category: MediaCategory, evidence: CategoryEvidence): boolean {
   if (record.category === category) return false;
-  const applies = stagesFor(category);
+  // Opt-in stages a caller asked for stay registered when they apply to the new category too.
+  const applies = registeredStages({ category, stages: record.stages });
   for (const stage of Object.keys(record.stages) as StageName[]) {
     if (!applies.includes(stage)) delete record.stages[stage];
   }

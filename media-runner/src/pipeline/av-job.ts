@@ -12,6 +12,7 @@ import { audioStream, durationSeconds, toAudioMetadata, toCodecs, toVideoMetadat
 import { decodeToRaster, isMostlyBlack, type Raster } from "../media/previews.ts";
 import { engineStep, type JobContext, type Timings } from "./context.ts";
 import { previewsEndedAs, renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
+import { timelineStages, wantsTimeline } from "./timeline-stages.ts";
 
 export async function runAvJob(
   request: RunnerRequest,
@@ -28,7 +29,8 @@ export async function runAvJob(
     // The edge already has the metadata (not asked for) and the duration: ffprobe would only confirm a picture
     // stream, which a decoded frame (`-map 0:V:0`: video, not cover art) shows as well. One engine process,
     // not two, on the path a waiting caller takes. No frame: ffprobe below says what the file is.
-    const frameOnly = request.category === "video" && request.durationHint !== undefined && !request.stages.includes("metadata") && wantsPreview(request);
+    const frameOnly = request.category === "video" && request.durationHint !== undefined && !request.stages.includes("metadata")
+      && !wantsTimeline(request) && wantsPreview(request);
     if (frameOnly) {
       const raster = await timings.time("frame", () => engineStep(source, () => representativeRaster(input, request.durationHint, request.thumbnailMaxPx, ctx)))
         .catch((error: unknown) => {
@@ -66,6 +68,11 @@ export async function runAvJob(
       const codecs = toCodecs(probed, video, audio);
       if (codecs) response.metadata.codecs = codecs;
       stages.metadata = { status: "done" };
+    }
+    if (wantsTimeline(request)) {
+      const timeline = await timelineStages(request, input, probed, { video, audio }, ctx, timings, fatal);
+      Object.assign(response, timeline.results);
+      Object.assign(stages, timeline.stages);
     }
     if (!wantsPreview(request)) return { ...response, stages };
     // Audio has no visual enrichments (SPEC 2.6), nor does a request that assumed audio.

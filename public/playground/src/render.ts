@@ -5,6 +5,7 @@ import type { InspectData } from "../../../shared/schemas/data.ts";
 import type { Exchange } from "./api.ts";
 import { append, byId, clear, h, hexColor, isSameOrigin, safeUrl } from "./dom.ts";
 import { verdicts } from "./verdicts.ts";
+import { storyboardScrubber, waveformView } from "./timeline.ts";
 
 type Diagnostics = NonNullable<InspectData["diagnostics"]>;
 type EmbedData = EmbedResponse["data"];
@@ -172,12 +173,14 @@ function player(data: InspectData, embed: EmbedData | undefined, title: string):
       if (poster && isSameOrigin(poster)) video.poster = poster;
       if (src) video.src = src;
       wrap.append(video);
+      if (data.preview?.storyboard) append(wrap, storyboardScrubber(data.preview.storyboard, video, data.metadata?.video?.duration?.seconds));
       break;
     }
     case "audio": {
       const audio = h("audio", { "data-role": "player", controls: true, preload: "none" });
       if (src) audio.src = src;
       wrap.append(audio);
+      if (data.preview?.waveform) append(wrap, waveformView(data.preview.waveform, audio, data.metadata?.audio?.loudness));
       break;
     }
     case "img": {

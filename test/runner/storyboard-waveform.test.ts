@@ -1,0 +1,155 @@
+/**
+ * Issue 24 items 2 and 3 on the runner: a storyboard of a 30 MB faststart MP4 read by Range (bytes pulled far
+ * below the file size, and fewer than one ffmpeg decoding keyframes through a select filter pulls), and the
+ * waveform and EBU R128 loudness of audio, checked against ffmpeg's own ebur128 run on the local file.
+ */
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
+import { existsSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunnerApp } from "../../media-runner/src/app.ts";
+import { storyboardVtt } from "../../shared/media/storyboard-plan.ts";
+import { RunnerResponse, type RunnerStoryboard } from "../../shared/schemas/runner.ts";
+import { processRequest, sharp, testApp } from "./support/harness.ts";
+import { startOrigin, type Origin } from "./support/origin.ts";
+import { parseVtt } from "../support/vtt.ts";
+
+const dir = join(import.meta.dirname, "..", ".fixtures", "storyboard");
+
+/** Made once and cached: ffmpeg's deterministic sources; the noise keeps the bitrate (and size) up. */
+const fixtures: Record<string, string[]> = {
+  // 30 s, 1280x720, one keyframe a second, 8 Mb/s constant: about 30 MB, index first.
+  "big-faststart.mp4": ["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25,noise=alls=30:allf=t", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+    "-t", "30", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-b:v", "8M", "-minrate", "8M", "-maxrate", "8M", "-bufsize", "4M",
+    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-f", "mp4"],
+  // 30 s of speech-like programme: a tone whose level steps, so integrated loudness and LRA are not trivial.
+  "programme.m4a": ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000,volume='if(lt(t,10),0.2,if(lt(t,20),0.6,0.1))':eval=frame",
+    "-t", "30", "-c:a", "aac", "-b:a", "128k", "-f", "mp4"],
+  "stereo.flac": ["-f", "lavfi", "-i", "sine=frequency=300:sample_rate=44100", "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100",
+    "-filter_complex", "[0:a][1:a]join=inputs=2:channel_layout=stereo[a]", "-map", "[a]", "-t", "12", "-c:a", "flac", "-f", "flac"],
+};
+
+function ensureFixtures(): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, args] of Object.entries(fixtures)) {
+    const path = join(dir, name);
+    if (existsSync(path)) continue;
+    const partial = `${path}.partial`;
+    execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args, partial]);
+    renameSync(partial, path);
+  }
+}
+
+/** ffmpeg's own ebur128 summary on the local file (no proxy, no resampling): the reference. */
+function referenceLoudness(path: string): { i: number; lra: number; peak: number } {
+  const run = spawnSync("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-map", "0:a:0", "-af", "ebur128=peak=true", "-f", "null", "-"], { encoding: "utf8" });
+  const summary = run.stderr.slice(run.stderr.lastIndexOf("Summary:"));
+  const value = (label: string) => Number(new RegExp(`${label}:\\s+(-?[0-9.]+)`).exec(summary)![1]);
+  return { i: value("I"), lra: value("LRA"), peak: value("Peak") };
+}
+
+let origin: Origin;
+/** The first test's storyboard, read again by the track test (one 30-tile run is slow on a loaded host). */
+let made: RunnerStoryboard | undefined;
+let app: RunnerApp;
+
+beforeAll(async () => {
+  ensureFixtures();
+  origin = await startOrigin(dir);
+  // The test host is shared and often loaded many times over: the production deadlines (45 s a job) are for a
+  // runner with its own cores, so they are widened here; the bytes pulled do not depend on them.
+  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`, RUNNER_JOB_TIMEOUT_MS: "240000", RUNNER_PROCESS_TIMEOUT_MS: "60000" });
+}, 120_000);
+afterAll(async () => {
+  await app?.close();
+  await origin?.close();
+});
+
+describe("storyboard", () => {
+  it("a 30 MB faststart MP4: one sprite of evenly spaced keyframes, read by Range far below the file size", async () => {
+    const size = statSync(join(dir, "big-faststart.mp4")).size;
+    origin.reset();
+    const res = await processRequest(app, { url: `${origin.url}/files/big-faststart.mp4`, category: "video", stages: ["storyboard"] });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.stages?.storyboard).toEqual({ status: "done" });
+    const board = result.storyboard!;
+    made = board;
+    // 30 s, at most 100 tiles: one a second, 10 columns, 160 px wide at 16:9.
+    expect(board).toMatchObject({ tiles: 30, columns: 10, tileWidth: 160, tileHeight: 90, interval: 1, contentType: "image/webp" });
+    const sprite = await sharp(Buffer.from(board.base64, "base64")).metadata();
+    expect(sprite.format).toBe("webp");
+    expect([sprite.width, sprite.height]).toEqual([10 * 160, 3 * 90]);
+    // Range reads only: the index and each tile's keyframe (about 105 kB here) with the packets read around it.
+    expect(result.bytesFetched!).toBeLessThan(size / 3);
+    expect(origin.stats.bytes).toBeLessThan(size / 3);
+    console.info(`storyboard: ${result.bytesFetched} of ${size} bytes pulled (${((100 * result.bytesFetched!) / size).toFixed(1)} %), ${origin.stats.requests} requests, ${result.timings.storyboard} ms`);
+  }, 300_000);
+
+  it("the alternative, one ffmpeg selecting keyframes with -skip_frame nokey, reads the whole file", async () => {
+    const size = statSync(join(dir, "big-faststart.mp4")).size;
+    origin.reset();
+    // Async: the origin serving it runs in this process.
+    await promisify(execFile)("ffmpeg", ["-hide_banner", "-loglevel", "error", "-skip_frame", "nokey", "-i", `${origin.url}/files/big-faststart.mp4`,
+      "-vf", "select='isnan(prev_selected_t)+gte(t-prev_selected_t\\,1)',scale=160:90,tile=10x3", "-frames:v", "1", "-f", "null", "-"]);
+    console.info(`select filter: ${origin.stats.bytes} of ${size} bytes`);
+    expect(origin.stats.bytes).toBeGreaterThan(size * 0.9);
+  }, 120_000);
+
+  it("the WebVTT track of the result parses: cue times a tile apart, every #xywh inside the sprite", async () => {
+    const board = made!;
+    expect(board).toBeDefined();
+    const cues = parseVtt(storyboardVtt(board, "/api/v1/thumbnails/x.webp"));
+    expect(cues).toHaveLength(board.tiles);
+    const spriteWidth = board.columns * board.tileWidth;
+    const spriteHeight = Math.ceil(board.tiles / board.columns) * board.tileHeight;
+    cues.forEach((cue, i) => {
+      expect(cue.start).toBeCloseTo(i * board.interval, 3);
+      expect(cue.end).toBeCloseTo((i + 1) * board.interval, 3);
+      const m = /^\/api\/v1\/thumbnails\/x\.webp#xywh=(\d+),(\d+),(\d+),(\d+)$/.exec(cue.text);
+      expect(m).not.toBeNull();
+      const [x, y, w, h] = m!.slice(1).map(Number) as [number, number, number, number];
+      expect([w, h]).toEqual([board.tileWidth, board.tileHeight]);
+      expect(x + w).toBeLessThanOrEqual(spriteWidth);
+      expect(y + h).toBeLessThanOrEqual(spriteHeight);
+    });
+  });
+
+  it("audio has no storyboard: the stage is skipped, not failed", async () => {
+    const res = await processRequest(app, { url: `${origin.url}/files/programme.m4a`, category: "audio", stages: ["storyboard"] });
+    expect(res.statusCode).toBe(200);
+    expect(RunnerResponse.parse(res.json()).stages?.storyboard?.status).toBe("skipped");
+  });
+});
+
+describe("waveform and loudness", () => {
+  for (const name of ["programme.m4a", "stereo.flac"]) {
+    it(`${name}: at least 100 peaks in [0,1], loudness within 0.5 of ffmpeg's ebur128`, async () => {
+      const res = await processRequest(app, { url: `${origin.url}/files/${name}`, category: "audio", stages: ["metadata", "waveform"] });
+      expect(res.statusCode).toBe(200);
+      const result = RunnerResponse.parse(res.json());
+      expect(result.stages?.waveform).toEqual({ status: "done" });
+      const { peaks, perSecond } = result.waveform!;
+      expect(peaks.length).toBeGreaterThanOrEqual(100);
+      for (const peak of peaks) expect(peak >= 0 && peak <= 1).toBe(true);
+      const seconds = result.metadata!.audio!.duration!.seconds;
+      expect(peaks.length / perSecond).toBeCloseTo(seconds, 0);
+      const reference = referenceLoudness(join(dir, name));
+      const loudness = result.loudness!;
+      expect(Math.abs(loudness.integratedLufs - reference.i)).toBeLessThanOrEqual(0.5);
+      expect(Math.abs(loudness.rangeLu - reference.lra)).toBeLessThanOrEqual(0.5);
+      expect(Math.abs(loudness.truePeakDbtp - reference.peak)).toBeLessThanOrEqual(0.5);
+      console.info(`${name}: ${JSON.stringify(loudness)} vs ffmpeg ${JSON.stringify(reference)}`);
+    }, 120_000);
+  }
+
+  it("the peaks follow the level: the loud middle third peaks higher than the quiet last third", async () => {
+    const res = await processRequest(app, { url: `${origin.url}/files/programme.m4a`, category: "audio", stages: ["waveform"] });
+    const { peaks, perSecond } = RunnerResponse.parse(res.json()).waveform!;
+    const at = (second: number) => peaks[Math.floor(second * perSecond)]!;
+    // volume 0.2, 0.6 then 0.1 of a full-scale sine (0.125 after the sine source's own 1/8 amplitude).
+    expect(at(15)).toBeGreaterThan(2.5 * at(5));
+    expect(at(5)).toBeGreaterThan(1.5 * at(25));
+  }, 120_000);
+});
