@@ -15,6 +15,7 @@ export const errorCodes = [
   "PAYLOAD_TOO_LARGE",
   "RATE_LIMITED",
   "BAD_GATEWAY",
+  "NOT_IMPLEMENTED",
   "INTERNAL_ERROR",
 ] as const;
 export const ErrorCode = z.enum(errorCodes).meta({ id: "ErrorCode" });

@@ -1,5 +1,6 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { OembedDocument } from "../../shared/schemas/oembed-document.ts";
 import { describe, expect, it } from "vitest";
 import { ErrorBody } from "../../shared/schemas/error.ts";
 import { EmbedResponse, InspectResponse } from "../../shared/schemas/inspect.ts";
@@ -65,7 +66,9 @@ describe("GET /openapi.json", () => {
   it("gives each operation an operationId and a tag, servers and an empty security requirement", async () => {
     const doc = await openapiDocument();
     const ops = operations(doc);
-    expect(ops.map((o) => `${o.method} ${o.path}`).sort()).toEqual(["get /api/v1/inspect", "get /api/v1/job/{id}", "get /api/v1/thumbnails/{file}", "post /api/v1/inspect"]);
+    expect(ops.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
+      "get /api/v1/inspect", "get /api/v1/job/{id}", "get /api/v1/storyboards/{file}", "get /api/v1/thumbnails/{file}", "get /oembed", "get /v", "post /api/v1/inspect",
+    ]);
     for (const { op } of ops) {
       expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       expect(op.tags).toHaveLength(1);
@@ -104,7 +107,7 @@ describe("GET /openapi.json", () => {
     const statusOfCode: Record<string, number[]> = {
       INVALID_URL: [400], INVALID_PAYLOAD: [400], INVALID_PARAMETER: [400], SSRF_BLOCKED: [403], RESOURCE_NOT_FOUND: [404],
       JOB_NOT_FOUND: [404], NOT_FOUND: [404], METHOD_NOT_ALLOWED: [405], UPSTREAM_TIMEOUT: [408], PAYLOAD_TOO_LARGE: [413], RATE_LIMITED: [429],
-      UNSUPPORTED_MEDIA_TYPE: [415], INTERNAL_ERROR: [500], BAD_GATEWAY: [502],
+      UNSUPPORTED_MEDIA_TYPE: [415], INTERNAL_ERROR: [500], BAD_GATEWAY: [502], NOT_IMPLEMENTED: [501],
     };
     let checked = 0;
     for (const { path, op } of operations(doc)) {
@@ -119,6 +122,8 @@ describe("GET /openapi.json", () => {
             expect(statusOfCode[body.error.code], `${path} ${status} ${name}`).toContain(Number(status));
           } else if (path.startsWith("/api/v1/job")) {
             JobResource.parse(value);
+          } else if (path === "/oembed") {
+            OembedDocument.parse(value);
           } else if (value.profile === "embed") {
             EmbedResponse.parse(value);
           } else {

@@ -153,7 +153,7 @@ describe("GET /oembed refusals", () => {
     for (const format of ["xml", "yaml"]) {
       const r = await oembed(q(media("video.mp4"), `&format=${format}`));
       expect(r.status).toBe(501);
-      expect(r.body).toMatchObject({ status: "error", error: { code: "INVALID_PARAMETER" } });
+      expect(r.body).toMatchObject({ status: "error", error: { code: "NOT_IMPLEMENTED" } });
       expect(r.body.error.message).toContain("json");
     }
   });

@@ -13,7 +13,7 @@ const servedFormat = "json";
 export async function answerOembed(c: Context<AppEnv>, query: OembedQuery, baseUrl: string) {
   // Checked before any inspection: a format we cannot write is refused without touching the origin.
   if (query.format !== undefined && query.format !== servedFormat) {
-    throw new ApiError(501, "INVALID_PARAMETER", `format=${query.format} is not implemented: this provider answers format=json only.`);
+    throw new ApiError(501, "NOT_IMPLEMENTED", `format=${query.format} is not implemented: this provider answers format=json only.`);
   }
   annotate(c, { profile: "oembed", targetHost: hostOf(query.url) });
   const shared = await inspectForSharing(c.env, query.url, baseUrl, c.get("requestId"));

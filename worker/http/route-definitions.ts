@@ -192,12 +192,27 @@ export const oembedRoute = createRoute({
     "still being made the document has no thumbnail yet and a short cache_age.",
   request: { query: OembedQuery },
   responses: {
-    200: { description: "The oEmbed document", headers: { "X-Request-Id": requestIdHeader }, content: { "application/json": { schema: OembedDocument } } },
+    200: {
+      description: "The oEmbed document",
+      headers: { "X-Request-Id": requestIdHeader },
+      content: { "application/json": { schema: OembedDocument, examples: {
+        video: one("A video file: the service's player", {
+          version: "1.0", type: "video", title: "clip.mp4", provider_name: "Media URL Inspection API", provider_url: "https://media.example/",
+          cache_age: 86_340, width: 640, height: 360,
+          html: '<video src="https://cdn.example/clip.mp4" controls preload="metadata" playsinline width="640" height="360"></video>',
+          thumbnail_url: "https://media.example/api/v1/thumbnails/9f2c-320x180.webp", thumbnail_width: 320, thumbnail_height: 180,
+        }),
+        photo: one("An image", {
+          version: "1.0", type: "photo", title: "photo.jpg", provider_name: "Media URL Inspection API", provider_url: "https://media.example/",
+          cache_age: 86_340, url: "https://cdn.example/photo.jpg", width: 1280, height: 720,
+        }),
+      } } },
+    },
     ...sharingErrors,
     404: notMedia,
     405: methodNotAllowed("GET, HEAD"),
-    501: errorResponse("INVALID_PARAMETER: a format other than json (oEmbed 2.3.3: 501 Not Implemented)", {
-      xml: one("format=xml", { status: "error", error: { code: "INVALID_PARAMETER", message: "format=xml is not implemented: this provider answers format=json only." } }),
+    501: errorResponse("NOT_IMPLEMENTED: a format other than json (oEmbed 2.3.3: 501 Not Implemented)", {
+      xml: one("format=xml", { status: "error", error: { code: "NOT_IMPLEMENTED", message: "format=xml is not implemented: this provider answers format=json only." } }),
     }),
   },
 });
