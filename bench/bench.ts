@@ -10,7 +10,12 @@
  * then a cached inspection against GET /health of the same Worker.
  *
  *   npm run bench -- [--rounds 3] [--files mp4,flac] [--tools fast,full] [--cached 200] [--dispatch direct|queue]
- *                    [--verbose] [--json out.json]
+ *                    [--verbose] [--json out.json] [--rtt [0,20,80]]
+ * --rtt: the origin is reached through a latency proxy (support/latency-proxy.ts) adding half the given
+ * round-trip time each way per chunk and one round trip per new connection; every file and tool is run at
+ * each RTT of the list (default 0,20,80), and the table adds origin requests, sequential round trips,
+ * connections (edge / runner / by hand) and the file's limit in round trips. Only the service and the tools
+ * a user would run by hand (ffprobe, ffmpeg) unless --tools says otherwise; no cached series.
  * Loopback only; run it inside a loopback-only namespace:
  *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run bench'
  * Every run uses a fresh URL (a distinct `t` query parameter), so nothing is served from the service's cache
@@ -26,6 +31,8 @@ import { parseFromTokenizer } from "music-metadata";
 import probeImageSize from "probe-image-size";
 import { ensureBenchMedia, benchFiles, fileSize, type BenchFile } from "./support/media.ts";
 import { startBenchOrigin, type BenchOrigin } from "./support/origin.ts";
+import { startLatencyProxy, type LatencyProxy } from "./support/latency-proxy.ts";
+import { rttArgs, rttReport, type RttSample } from "./support/rtt-report.ts";
 import { RangeTokenizer } from "./support/range-tokenizer.ts";
 import { startService, type StartedService as Service } from "../test/support/start-service.ts";
 import { kib, median } from "./support/stats.ts";
@@ -33,7 +40,9 @@ import { kib, median } from "./support/stats.ts";
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");
 const { values: args } = parseArgs({
+  args: rttArgs(process.argv.slice(2)),
   options: {
+    rtt: { type: "string" },
     rounds: { type: "string", default: "3" },
     files: { type: "string" },
     tools: { type: "string" },
@@ -50,6 +59,8 @@ const cachedRequests = Math.max(0, Math.min(2000, Number(args.cached)));
 const settleQuietMs = 400;
 const settleMaxMs = 30_000;
 const perRunTimeoutMs = 120_000;
+/** Largest round-trip time --rtt accepts: every run stays bounded. */
+const maxRttMs = 1_000;
 const runId = Date.now().toString(36);
 
 interface Tool {
@@ -61,6 +72,8 @@ interface Tool {
 interface RunCtx {
   service: Service;
   scratch: string;
+  /** The latency proxy in front of the origin (--rtt), whose counters each run resets. */
+  proxy?: LatencyProxy;
 }
 
 interface Sample {
@@ -74,6 +87,8 @@ interface Sample {
   firstRange: string | undefined;
   log: string[];
   extra?: Record<string, unknown>;
+  /** With --rtt: what crossed the latency proxy up to the answer. */
+  rtt?: RttSample;
 }
 
 const ffprobe = process.env.FFPROBE_PATH ?? "ffprobe";
@@ -147,7 +162,8 @@ async function settle(origin: BenchOrigin): Promise<void> {
 }
 
 async function measure(tool: Tool, file: BenchFile, tag: string, origin: BenchOrigin, ctx: RunCtx): Promise<Sample | string> {
-  const url = `${origin.url}/files/${file.name}?t=${tag}`;
+  const url = `${ctx.proxy?.url ?? origin.url}/files/${file.name}?t=${tag}`;
+  ctx.proxy?.reset();
   const started = performance.now();
   let extra: Record<string, unknown> | void;
   try {
@@ -157,12 +173,14 @@ async function measure(tool: Tool, file: BenchFile, tag: string, origin: BenchOr
     return error instanceof Error ? error.message.split("\n")[0]!.slice(0, 200) : String(error);
   }
   const ms = performance.now() - started;
+  const crossed = ctx.proxy?.stats();
   const atAnswer = origin.stats(tag);
   await settle(origin);
   const settled = origin.stats(tag);
   return {
     ms, bytes: atAnswer.bytes, requests: atAnswer.requests, bytesSettled: settled.bytes, requestsSettled: settled.requests,
     firstRange: atAnswer.firstRange, log: settled.log, ...(extra ? { extra } : {}),
+    ...(crossed ? { rtt: { rttMs: ctx.proxy!.rttMs, requests: atAnswer.requests, bytes: atAnswer.bytes, ...crossed } } : {}),
   };
 }
 
@@ -176,6 +194,8 @@ interface Row {
   medianBytes: number;
   medianRequests: number;
   medianBytesSettled: number;
+  /** With --rtt: the round-trip time this row was measured at. */
+  rttMs?: number;
 }
 
 /**
@@ -277,13 +297,19 @@ async function main(): Promise<void> {
   const files = benchFiles.filter((f) => !fileFilter || fileFilter.some((p) => f.name.includes(p)));
   if (files.length === 0) throw new Error(`no bench file matches ${args.files}`);
   const dir = await ensureBenchMedia(join(root, ".tmp", "bench-media"), files, (l) => console.log(l));
-  const chosenTools = tools.filter((t) => !toolFilter || toolFilter.some((p) => t.name.includes(p)));
+  const rtts = args.rtt === undefined ? undefined : args.rtt.split(",").map(Number).filter((n) => Number.isFinite(n) && n >= 0 && n <= maxRttMs);
+  if (rtts?.length === 0) throw new Error(`--rtt wants a list of round-trip times in ms (0-${maxRttMs}), got ${args.rtt}`);
+  // With --rtt, by default the service and what a user would run by hand instead.
+  const byDefault = (t: Tool) => !rtts || t.name.startsWith("service") || t.name.startsWith("ffprobe");
+  const chosenTools = tools.filter((t) => (toolFilter ? toolFilter.some((p) => t.name.includes(p)) : byDefault(t)));
   const origin = await startBenchOrigin(dir);
+  const proxy = rtts ? await startLatencyProxy({ host: "127.0.0.1", port: origin.port }, 0) : undefined;
+  const reached = proxy ?? origin;
   const scratch = await mkdtemp(join(tmpdir(), "bench-"));
-  console.log(`starting the service (node scripts/start.mjs), origin ${origin.url} allow-listed...`);
+  console.log(`starting the service (node scripts/start.mjs), origin ${reached.url} allow-listed${proxy ? " (latency proxy)" : ""}...`);
   const service = await startService({
     env: {
-      SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`,
+      SSRF_ALLOWLIST: `127.0.0.1:${reached.port}`,
       FULL_WAIT_TIMEOUT_MS: "120000",
       // Hundreds of inspections from one client: the per-client limit would answer 429.
       INSPECT_RATE_LIMIT: "0",
@@ -293,7 +319,7 @@ async function main(): Promise<void> {
     settlePosts: 5,
     maxLines: 400,
   });
-  const ctx: RunCtx = { service, scratch };
+  const ctx: RunCtx = { service, scratch, ...(proxy ? { proxy } : {}) };
   const lines: string[] = [];
   const results: Row[] = [];
   let cached: Awaited<ReturnType<typeof cachedVsHealth>> | undefined;
@@ -305,18 +331,24 @@ async function main(): Promise<void> {
         if (typeof r === "string") console.log(`  warm-up ${tool.name} on ${file.name}: ${r}`);
       }
     }
+    for (const rtt of rtts ?? [undefined]) {
+    if (proxy && rtt !== undefined) {
+      proxy.rttMs = rtt;
+      console.log(`\n=== RTT ${rtt} ms ===`);
+    }
     for (const file of files) {
       const size = fileSize(dir, file.name);
       const applicable = chosenTools.filter((t) => t.applies(file));
       const rows: Row[] = applicable.map((t) => ({
         file: file.name, size, tool: t.name, samples: [], errors: [], medianMs: NaN, medianBytes: NaN, medianRequests: NaN, medianBytesSettled: NaN,
+        ...(rtt !== undefined ? { rttMs: rtt } : {}),
       }));
       for (let round = 0; round < rounds; round++) {
         // Rotate the order each round.
         for (let i = 0; i < applicable.length; i++) {
           const k = (i + round) % applicable.length;
           const tool = applicable[k]!;
-          const tag = `${tool.name.replace(/\W/g, "")}-${file.name.replace(/\W/g, "")}-${round}-${runId}`;
+          const tag = `${tool.name.replace(/\W/g, "")}-${file.name.replace(/\W/g, "")}-${round}-${rtt ?? "x"}-${runId}`;
           const sample = await measure(tool, file, tag, origin, ctx);
           if (typeof sample === "string") rows[k]!.errors.push(sample);
           else rows[k]!.samples.push(sample);
@@ -336,7 +368,12 @@ async function main(): Promise<void> {
       lines.push(...printed);
       results.push(...rows);
     }
-    if (cachedRequests > 0) {
+    }
+    if (rtts) {
+      const table = rttReport(results, files, rtts);
+      console.log(`\n${table.join("\n")}`);
+      lines.push(...table);
+    } else if (cachedRequests > 0) {
       cached = await cachedVsHealth(service, origin, files.find((f) => f.kind === "image") ?? files[0]!);
       const ratio = (x: number) => `${(x / cached!.health).toFixed(2)}x`;
       const line = `\ncached inspection vs GET /health (${cachedRequests} interleaved rounds, ${cached.file}), medians:\n` +
@@ -350,14 +387,15 @@ async function main(): Promise<void> {
     }
   } finally {
     await service.stop();
+    await proxy?.close();
     await origin.close();
     await rm(scratch, { recursive: true, force: true });
   }
-  const summary = targets(results, cached);
+  const summary = rtts ? [] : targets(results, cached);
   console.log(`\n${summary.join("\n")}`);
   mkdirSync(join(args.json!, ".."), { recursive: true });
   writeFileSync(args.json!, JSON.stringify({ runId, rounds, results, cached, summary }, null, 2));
-  console.log(`\nrounds ${rounds}; runner dispatch ${args.dispatch}; JSON in ${args.json}`);
+  console.log(`\nrounds ${rounds}; runner dispatch ${args.dispatch}${rtts ? `; RTT ${rtts.join(", ")} ms` : ""}; JSON in ${args.json}`);
 }
 
 /** The issue's targets, each checked against this run's medians. */

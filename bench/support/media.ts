@@ -20,6 +20,13 @@ export interface BenchFile {
   args: string[];
   /** Second pass: remux the first output (e.g. moov moved to the front). */
   remux?: { from: string; args: string[] };
+  /**
+   * The physical limit in sequential round trips on a first visit over plain TCP (bench --rtt): a handshake and
+   * a first read (with a suffix read sent alongside where facts may sit at the end) = 2; one more where the
+   * head only tells where the facts are (a moov after the mdat or larger than the first read, an IFD at its
+   * offset); `full` adds one read of the frame's bytes for video and images.
+   */
+  roundTrips: { fast: number; full: number };
 }
 
 const h264 = (seconds: number, size: string, videoBitrate: string) => [
@@ -31,28 +38,28 @@ const h264 = (seconds: number, size: string, videoBitrate: string) => [
 ];
 
 export const benchFiles: BenchFile[] = [
-  { name: "h264-5mb-moov-end.mp4", kind: "video", label: "H.264 720p 20 s, 5 MB, moov last", args: h264(20, "1280x720", "1900k") },
-  { name: "h264-5mb-faststart.mp4", kind: "video", label: "H.264 720p 20 s, 5 MB, moov first", args: [],
+  { name: "h264-5mb-moov-end.mp4", roundTrips: { fast: 3, full: 4 }, kind: "video", label: "H.264 720p 20 s, 5 MB, moov last", args: h264(20, "1280x720", "1900k") },
+  { name: "h264-5mb-faststart.mp4", roundTrips: { fast: 2, full: 3 }, kind: "video", label: "H.264 720p 20 s, 5 MB, moov first", args: [],
     remux: { from: "h264-5mb-moov-end.mp4", args: ["-c", "copy", "-movflags", "+faststart"] } },
-  { name: "h264-30mb-moov-end.mp4", kind: "video", label: "H.264 1080p 60 s, 30 MB, moov last", args: h264(60, "1920x1080", "3900k") },
-  { name: "h264-30mb-faststart.mp4", kind: "video", label: "H.264 1080p 60 s, 30 MB, moov first", args: [],
+  { name: "h264-30mb-moov-end.mp4", roundTrips: { fast: 3, full: 4 }, kind: "video", label: "H.264 1080p 60 s, 30 MB, moov last", args: h264(60, "1920x1080", "3900k") },
+  { name: "h264-30mb-faststart.mp4", roundTrips: { fast: 3, full: 4 }, kind: "video", label: "H.264 1080p 60 s, 30 MB, moov first", args: [],
     remux: { from: "h264-30mb-moov-end.mp4", args: ["-c", "copy", "-movflags", "+faststart"] } },
-  { name: "screen-recording.webm", kind: "video", label: "WebM VP8 720p 30 s, live-style (no Cues, no Duration)", args: [
+  { name: "screen-recording.webm", roundTrips: { fast: 2, full: 3 }, kind: "video", label: "WebM VP8 720p 30 s, live-style (no Cues, no Duration)", args: [
     "-f", "lavfi", "-i", "testsrc=size=1280x720:rate=30:duration=30",
     "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000:duration=30",
     "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "1200k", "-c:a", "libopus", "-b:a", "64k",
     "-f", "webm", "-live", "1"] },
-  { name: "album-track.flac", kind: "audio", label: "FLAC 44.1 kHz stereo, 10 MB, tagged", args: [
+  { name: "album-track.flac", roundTrips: { fast: 2, full: 2 }, kind: "audio", label: "FLAC 44.1 kHz stereo, 10 MB, tagged", args: [
     "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.25:seed=1:sample_rate=44100:duration=45",
     "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.25:seed=2:sample_rate=44100:duration=45",
     "-filter_complex", "[0][1]amerge=inputs=2", "-c:a", "flac", "-metadata", "title=Bench Track", "-metadata", "artist=Bench Artist",
     "-metadata", "album=Bench Album"] },
-  { name: "podcast.mp3", kind: "audio", label: "MP3 192 kb/s, 5 MB, ID3v2", args: [
+  { name: "podcast.mp3", roundTrips: { fast: 2, full: 2 }, kind: "audio", label: "MP3 192 kb/s, 5 MB, ID3v2", args: [
     "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.2:seed=3:sample_rate=44100:duration=210",
     "-c:a", "libmp3lame", "-b:a", "192k", "-metadata", "title=Bench Episode", "-metadata", "artist=Bench Show"] },
-  { name: "photo-12mp.jpg", kind: "image", label: "JPEG 4000x3000 (12 MP)", args: [
+  { name: "photo-12mp.jpg", roundTrips: { fast: 2, full: 3 }, kind: "image", label: "JPEG 4000x3000 (12 MP)", args: [
     "-f", "lavfi", "-i", "testsrc2=size=4000x3000", "-vf", "noise=alls=12:allf=u", "-frames:v", "1", "-q:v", "3"] },
-  { name: "scan-4mb.tif", kind: "image", label: "TIFF 1280x1040 RGB, 4 MB", args: [
+  { name: "scan-4mb.tif", roundTrips: { fast: 3, full: 4 }, kind: "image", label: "TIFF 1280x1040 RGB, 4 MB", args: [
     "-f", "lavfi", "-i", "testsrc2=size=1280x1040", "-frames:v", "1", "-pix_fmt", "rgb24", "-compression_algo", "raw"] },
 ];
 

@@ -12,7 +12,7 @@ const types: Record<string, string> = {
 };
 
 export interface OriginStats {
-  requests: { path: string; range?: string; bytes: number; headers: Record<string, string | string[] | undefined> }[];
+  requests: { path: string; range?: string; bytes: number; headers: Record<string, string | string[] | undefined>; connection?: number }[];
 }
 
 /**
@@ -23,11 +23,14 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
   const stats: OriginStats = { requests: [] };
   const server: Server = createServer((req, res) => handle(req, res).catch(() => res.destroy()));
   const sockets = new Set<import("node:net").Socket>();
-  server.on("connection", (s) => { sockets.add(s); s.on("close", () => sockets.delete(s)); });
+  // Each connection is numbered so tests can tell how many connections a client opened (keep-alive).
+  const connectionIds = new WeakMap<import("node:net").Socket, number>();
+  let connections = 0;
+  server.on("connection", (s) => { connectionIds.set(s, ++connections); sockets.add(s); s.on("close", () => sockets.delete(s)); });
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://origin");
-    const entry = { path: url.pathname + url.search, range: req.headers.range, bytes: 0, headers: req.headers };
+    const entry = { path: url.pathname + url.search, range: req.headers.range, bytes: 0, headers: req.headers, connection: connectionIds.get(req.socket) };
     if (!url.pathname.startsWith("/__")) stats.requests.push(entry);
     const count = (chunk: Buffer | string) => { entry.bytes += Buffer.byteLength(chunk); };
     const parts = url.pathname.split("/").filter(Boolean);

@@ -1,12 +1,16 @@
 import { concatBytes } from "../encoding/concat-bytes.ts";
+import { PinnedConnections, connectionKey, type PinnedConnection } from "./pinned-connections.ts";
 /**
  * A minimal HTTP/1.1 client over `cloudflare:sockets` that connects to an address the caller already
  * checked, never to a name: the runtime's `fetch()` would resolve the host again with the system resolver,
  * which is the DNS-rebinding window (issue 15, finding 1). TLS is started on that socket with the URL's
  * host as the expected certificate name, so https is verified exactly as `fetch()` would verify it.
  *
- * One request per connection (`Connection: close`), identity encoding, response head bounded and parsed in
- * one linear pass; the body is streamed (Content-Length, chunked, or until close).
+ * With a connection pool (one per inspection, see pinned-connections.ts) a connection is kept alive and the
+ * next request to the same checked address, port and TLS name reuses it: each new connection costs a round
+ * trip (two with TLS) on a distant origin. Without one, one request per connection (`Connection: close`).
+ * Identity encoding, response head bounded and parsed in one linear pass; the body is streamed
+ * (Content-Length, chunked, or until close).
  */
 
 /** Largest response head (status line + headers) accepted. */
@@ -25,8 +29,25 @@ export interface PinnedRequest {
 
 const noBodyStatuses = new Set([204, 205, 304]);
 
-export async function pinnedFetch(url: URL, address: string, port: number, request: PinnedRequest): Promise<Response> {
+export async function pinnedFetch(
+  url: URL, address: string, port: number, request: PinnedRequest, pool?: PinnedConnections,
+): Promise<Response> {
   request.signal.throwIfAborted();
+  const key = connectionKey(url, address, port);
+  const reused = pool?.take(key);
+  if (reused) {
+    try {
+      return await exchange(reused, url, request, pool, key);
+    } catch (err) {
+      // The origin may have closed the idle connection just as it was reused: an idempotent request is sent
+      // once more on a fresh connection (to the same checked address); anything else is the caller's error.
+      if (request.signal.aborted || (request.method !== "GET" && request.method !== "HEAD")) throw err;
+    }
+  }
+  return exchange(await open(url, address, port), url, request, pool, key);
+}
+
+async function open(url: URL, address: string, port: number): Promise<PinnedConnection> {
   // Loaded on first use: modules that merely import the fetcher (the OpenAPI document, built in Node) need no workerd.
   const { connect } = await import("cloudflare:sockets");
   const https = url.protocol === "https:";
@@ -36,46 +57,67 @@ export async function pinnedFetch(url: URL, address: string, port: number, reque
   );
   // Failures surface through reads and writes; an unobserved `closed` rejection would be an uncaught error.
   socket.closed.catch(() => {});
-  const onAbort = () => void socket.close().catch(() => {});
-  request.signal.addEventListener("abort", onAbort, { once: true });
-  let stream = socket;
   try {
     await socket.opened;
-    if (https) {
-      stream = socket.startTls({ expectedServerHostname: url.hostname });
-      stream.closed.catch(() => {});
+  } catch (err) {
+    void socket.close().catch(() => {});
+    throw err;
+  }
+  let stream = socket;
+  if (https) {
+    stream = socket.startTls({ expectedServerHostname: url.hostname });
+    stream.closed.catch(() => {});
+  }
+  return { stream, reader: stream.readable.getReader(), close: () => void stream.close().catch(() => {}) };
+}
+
+/** One request and its response head on `conn`; the body streams from it and gives the connection back when read whole. */
+async function exchange(conn: PinnedConnection, url: URL, request: PinnedRequest, pool: PinnedConnections | undefined, key: string): Promise<Response> {
+  const onAbort = () => conn.close();
+  request.signal.addEventListener("abort", onAbort, { once: true });
+  const release = (reusable: boolean) => {
+    request.signal.removeEventListener("abort", onAbort);
+    if (reusable && pool) pool.give(key, conn);
+    else conn.close();
+  };
+  try {
+    const writer = conn.stream.writable.getWriter();
+    try {
+      await writer.write(new TextEncoder().encode(serializeRequest(url, request, pool !== undefined)));
+    } finally {
+      writer.releaseLock();
     }
-    const writer = stream.writable.getWriter();
-    await writer.write(new TextEncoder().encode(serializeRequest(url, request)));
-    writer.releaseLock();
-    const reader = stream.readable.getReader();
-    const { head, rest } = await readHead(reader);
+    const { head, rest } = await readHead(conn.reader);
     const parsed = parseResponseHead(head);
+    // Kept only where both sides agree and the body's end is known without the connection closing.
+    const keep = pool !== undefined && parsed.version === "1.1" && !hasToken(parsed.headers.get("connection"), "close");
     const bodyless = request.method === "HEAD" || noBodyStatuses.has(parsed.status) || parsed.status < 200;
-    const body = bodyless ? null : bodyStream(reader, rest, parsed.headers, () => {
-      request.signal.removeEventListener("abort", onAbort);
-      void stream.close().catch(() => {});
-    });
     if (bodyless) {
-      request.signal.removeEventListener("abort", onAbort);
-      void stream.close().catch(() => {});
+      release(keep && rest.byteLength === 0);
+      return new Response(null, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers });
     }
+    const body = bodyStream(conn.reader, rest, parsed.headers, (complete) => release(keep && complete));
     return new Response(body, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers });
   } catch (err) {
-    request.signal.removeEventListener("abort", onAbort);
-    void stream.close().catch(() => {});
+    release(false);
     throw err;
   }
 }
 
-function serializeRequest(url: URL, request: PinnedRequest): string {
-  const lines = [`${request.method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, "connection: close", "accept-encoding: identity"];
+function serializeRequest(url: URL, request: PinnedRequest, keepAlive: boolean): string {
+  const lines = [`${request.method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`,
+    `connection: ${keepAlive ? "keep-alive" : "close"}`, "accept-encoding: identity"];
   request.headers.forEach((value, name) => {
     if (name === "host" || name === "connection" || name === "accept-encoding" || name === "content-length") return;
     lines.push(`${name}: ${value}`); // Headers has already refused CR/LF in names and values.
   });
   if (request.body !== undefined) lines.push(`content-length: ${new TextEncoder().encode(request.body).byteLength}`);
   return `${lines.join("\r\n")}\r\n\r\n${request.body ?? ""}`;
+}
+
+/** Whether a comma-separated header value lists `token` (case-insensitive), by splitting: linear. */
+function hasToken(value: string | null, token: string): boolean {
+  return value !== null && value.split(",").some((part) => part.trim().toLowerCase() === token);
 }
 
 type Reader = ReadableStreamDefaultReader<Uint8Array>;
@@ -104,7 +146,7 @@ function indexOfHeadEnd(bytes: Uint8Array, from: number): number {
 }
 
 /** Parses a status line and header lines with string splitting only (linear, no regular expressions). */
-export function parseResponseHead(head: string): { status: number; statusText: string; headers: Headers } {
+export function parseResponseHead(head: string): { status: number; statusText: string; headers: Headers; version: "1.0" | "1.1" } {
   const lines = head.split("\r\n");
   const statusLine = lines[0] ?? "";
   if (!statusLine.startsWith("HTTP/1.")) throw new Error("not an HTTP/1.x response");
@@ -121,48 +163,69 @@ export function parseResponseHead(head: string): { status: number; statusText: s
     if (colon <= 0) throw new Error("invalid header line");
     headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
   }
-  return { status, statusText: statusLine.slice(firstSpace + 5), headers };
+  return { status, statusText: statusLine.slice(firstSpace + 5), headers, version: statusLine.startsWith("HTTP/1.1 ") ? "1.1" : "1.0" };
 }
 
-function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: () => void): ReadableStream<Uint8Array> {
+/**
+ * The body as a stream. `done(complete)`: once, when the body ended (complete: its declared end was reached
+ * with no byte beyond it, so the connection may carry another exchange) or was cancelled or broke (false).
+ */
+function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: (complete: boolean) => void): ReadableStream<Uint8Array> {
   const chunked = (headers.get("transfer-encoding") ?? "").toLowerCase().includes("chunked");
   const declared = headers.get("content-length");
   let remaining = !chunked && declared !== null && /^\d{1,15}$/.test(declared.trim()) ? Number(declared.trim()) : Infinity;
   const decoder = chunked ? new ChunkedDecoder() : null;
   let pending: Uint8Array | null = rest.byteLength > 0 ? rest : null;
   let finished = false;
-  const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    if (finished) return;
+  /** Bytes past the body's end arrived (a misbehaving origin): the connection cannot be reused. */
+  let overrun = false;
+  const end = (complete: boolean) => {
+    if (finished) return false;
     finished = true;
-    controller.close();
-    done();
+    done(complete);
+    return true;
   };
+  // Declared ends are closed as soon as reached, not on the next pull: a reader that stops at the last byte
+  // it asked for still gives the connection back.
+  const ended = () => remaining === 0 || decoder?.ended === true;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      for (;;) {
-        if (remaining === 0 || decoder?.ended) return finish(controller);
-        let input = pending;
-        pending = null;
-        if (!input) {
-          const { done: eof, value } = await reader.read();
-          if (eof) {
-            if (decoder || remaining !== Infinity) throw new Error("connection closed before the body ended");
-            return finish(controller);
+      try {
+        for (;;) {
+          if (ended()) {
+            if (end(!overrun)) controller.close();
+            return;
           }
-          input = value;
+          let input = pending;
+          pending = null;
+          if (!input) {
+            const { done: eof, value } = await reader.read();
+            if (eof) {
+              if (decoder || remaining !== Infinity) throw new Error("connection closed before the body ended");
+              if (end(false)) controller.close();
+              return;
+            }
+            input = value;
+          }
+          const out = decoder ? decoder.push(input) : input.subarray(0, Math.min(input.byteLength, remaining));
+          if (decoder ? decoder.unconsumed > 0 : out.byteLength < input.byteLength) overrun = true;
+          if (!decoder) remaining -= out.byteLength;
+          if (out.byteLength > 0) {
+            controller.enqueue(out);
+            if (ended() && end(!overrun)) controller.close();
+            return;
+          }
         }
-        const out = decoder ? decoder.push(input) : input.subarray(0, Math.min(input.byteLength, remaining));
-        if (!decoder) remaining -= out.byteLength;
-        if (out.byteLength > 0) {
-          controller.enqueue(out);
-          return;
-        }
+      } catch (err) {
+        end(false);
+        throw err;
       }
     },
     cancel() {
+      if (finished) return;
       finished = true;
       reader.cancel().catch(() => {});
-      done();
+      done(false);
     },
   });
 }
@@ -170,6 +233,8 @@ function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: ()
 /** Incremental `Transfer-Encoding: chunked` decoder: a byte-at-a-time state machine, linear in its input. */
 export class ChunkedDecoder {
   ended = false;
+  /** Bytes of the last input left after the body's end (0 while the body goes on). */
+  unconsumed = 0;
   private state: "size" | "data" | "data-crlf" | "trailer" = "size";
   private line = "";
   private left = 0;
@@ -207,6 +272,7 @@ export class ChunkedDecoder {
         this.ended = true; // blank line after the trailers: end of body
       }
     }
+    this.unconsumed = input.byteLength - i;
     return concatBytes(parts);
   }
 }

@@ -4,6 +4,7 @@ import { assertPublicTarget } from "./address-guard.ts";
 import type { Deadline } from "./deadline.ts";
 import { outboundHeaders } from "./outbound-headers.ts";
 import { pinnedFetch } from "./pinned-http.ts";
+import { PinnedConnections } from "./pinned-connections.ts";
 import { effectivePort } from "../../shared/net/index.ts";
 
 /**
@@ -42,6 +43,18 @@ export interface SafeResponse {
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 /**
+ * Each policy's keep-alive pool. A policy is made for one inspection (or one webhook delivery) and lives as
+ * long as it, so its pool is that caller's alone; held weakly, it goes with the policy.
+ */
+const pools = new WeakMap<FetchPolicy, PinnedConnections>();
+
+export function connectionsOf(policy: FetchPolicy): PinnedConnections {
+  let pool = pools.get(policy);
+  if (!pool) pools.set(policy, (pool = new PinnedConnections()));
+  return pool;
+}
+
+/**
  * The one way the Worker talks to the outside world. Every hop: WHATWG-normalised URL, http(s) only, host
  * checked (and resolved via DoH, every address checked) before connecting, identifying headers stripped,
  * redirects followed by hand and re-checked, the whole exchange bounded by one deadline.
@@ -58,7 +71,7 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
       const target = url;
       const response = await withOriginSlot(target, signal, () =>
         policy.transport === "pinned"
-          ? pinnedFetch(target, addresses[0]!, effectivePort(target), init)
+          ? pinnedFetch(target, addresses[0]!, effectivePort(target), init, connectionsOf(policy))
           : fetch(target, { ...init, redirect: "manual" }));
       const location = response.headers.get("location");
       if (request.followRedirects === false || !redirectStatuses.has(response.status) || !location) {

@@ -15,6 +15,8 @@ export async function sniffMime(head: Uint8Array, declared: string | undefined):
   if (detected && detected.mime !== "application/xml") return normalizeMime(detected.mime);
   if (isSvgDocument(head)) return "image/svg+xml";
   if (detected) return detected.mime;
+  // file-type reads a TIFF's first IFD (to tell camera raw formats apart) and gives up when the IFD is past the head.
+  if (isTiffSignature(head)) return "image/tiff";
   // Images file-type does not know (netpbm, DDS, TGA): the runner decodes them through ffmpeg.
   const extra = extraImageFormatOf(head);
   if (extra) return extraImageMimes[extra];
@@ -28,6 +30,13 @@ export async function sniffMime(head: Uint8Array, declared: string | undefined):
 function isRf64(head: Uint8Array): boolean {
   const text = (o: number) => String.fromCharCode(...head.subarray(o, o + 4));
   return head.length >= 12 && (text(0) === "RF64" || text(0) === "BW64") && text(8) === "WAVE";
+}
+
+/** TIFF (42) or BigTIFF (43) in either byte order. */
+function isTiffSignature(b: Uint8Array): boolean {
+  const le = b[0] === 0x49 && b[1] === 0x49 && b[3] === 0 && (b[2] === 42 || b[2] === 43);
+  const be = b[0] === 0x4d && b[1] === 0x4d && b[2] === 0 && (b[3] === 42 || b[3] === 43);
+  return le || be;
 }
 
 const aliases: Record<string, string> = {

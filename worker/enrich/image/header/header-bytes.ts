@@ -2,6 +2,7 @@ import type { RangeByteSource } from "../../../probe/byte-source.ts";
 import { maxIccProfileBytes } from "../../../limits.ts";
 import { ascii, concatBytes, u16be, u32be, u32le } from "./bytes.ts";
 import { readImageHeader, type ImageHeaderInfo } from "./read-image-header.ts";
+import { isTiff, tiffHeaderBytes } from "./tiff-header.ts";
 
 /**
  * An image's header facts when the probe's head may end before the header does (a JPEG whose SOF follows a
@@ -53,6 +54,8 @@ function walkerFor(head: Uint8Array): Walker | undefined {
   if (ascii(head, 1, 3) === "PNG" && head[0] === 0x89) return pngHeaderBytes;
   // Only the extended format keeps facts past its first chunk (ICC profile, animation frames).
   if (ascii(head, 0, 4) === "RIFF" && ascii(head, 8, 4) === "WEBP" && ascii(head, 12, 4) === "VP8X") return webpHeaderBytes;
+  // The first IFD may sit anywhere (ffmpeg writes it after the strips).
+  if (isTiff(head)) return tiffHeaderBytes;
   return undefined;
 }
 
