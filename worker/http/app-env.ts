@@ -9,6 +9,8 @@ export interface RequestLogFields {
   /** Bytes this request pulled from the origin (0 when answered from the record). */
   bytesPulled?: number;
   errorCode?: string;
+  /** Why an origin refused (error.reason). */
+  errorReason?: string;
   jobId?: string;
 }
 

@@ -17,6 +17,8 @@ import { annotate, requestIdentity, requestLog } from "./request-log.ts";
 import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
+import { problemDetails, problemTitles } from "./problem-details.ts";
+import { ErrorReason, errorCodes } from "../../shared/schemas/error.ts";
 import { isComplete } from "../resource/stage-state.ts";
 
 /** Seconds a 202 asks the caller to wait before polling its job (`Retry-After`). */
@@ -40,6 +42,8 @@ export function createApp() {
   app.use(noSniff);
   app.use(requestIdentity);
   app.use(requestLog);
+  // Inside the id (its `instance`), outside everything that writes an error envelope.
+  app.use(problemDetails(publicBaseUrl));
   app.use(wrongMethod(app));
   app.use(corsForConfiguredOrigins);
   app.use("/api/v1/inspect", timing({ totalDescription: "this request", crossOrigin: true }));
@@ -59,6 +63,18 @@ export function createApp() {
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
+  // The problem type URIs of RFC 9457 answers resolve to what they mean.
+  app.get("/problems/:name", (c) => {
+    const name = c.req.param("name");
+    const reason = ErrorReason.safeParse(name);
+    const code = errorCodes.find((known) => known.toLowerCase().replaceAll("_", "-") === name);
+    if (!reason.success && !code) return notFound(c);
+    return c.json({
+      type: `${publicBaseUrl(c)}/problems/${name}`,
+      title: reason.success ? problemTitles[name] : code,
+      description: reason.success ? ErrorReason.description : "An error code of this API; see /api-docs for when it is answered.",
+    });
+  });
 
   app.openAPIRegistry.registerWebhook(completionWebhook);
   app.doc31("/openapi.json", (c) => ({

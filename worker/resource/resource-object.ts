@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { getConfig, type Config } from "../config.ts";
-import { ApiError, apiErrorFrom } from "../errors/api-error.ts";
+import { ApiError, apiErrorFrom, publicFields, type PublicErrorFields } from "../errors/api-error.ts";
 import type { Profile } from "../../shared/schemas/inspect.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
 import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
@@ -42,7 +42,7 @@ export interface InspectCall {
   requestId?: string;
 }
 
-export type PublicError = { status: number; code: string; message: string };
+export type PublicError = PublicErrorFields;
 export type InspectReply =
   | { ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" } }
   // rememberedUntil: the object answers this same error until then (ERROR_TTL_SECONDS), so the edge may too;
@@ -340,7 +340,7 @@ export class ResourceObject extends DurableObject<Env> {
     if (!(err instanceof ApiError) || err.status === 400) return;
     const expiresAt = Date.now() + this.config.ERROR_TTL_SECONDS * 1000;
     this.lastRemembered = err;
-    this.originError = { error: { status: err.status, code: err.code, message: err.publicMessage, expiresAt }, stored: false };
+    this.originError = { error: { ...publicFields(err), expiresAt }, stored: false };
   }
 
   /** The unexpired origin error: from memory, else from storage (a retried error written before an eviction). */
@@ -492,7 +492,7 @@ export class ResourceObject extends DurableObject<Env> {
 }
 
 function publicError(err: unknown, call: InspectCall): PublicError {
-  if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.publicMessage };
+  if (err instanceof ApiError) return publicFields(err);
   logEvent("error", "resource object failure", { resource: call.key, ...(call.requestId ? { requestId: call.requestId } : {}), error: errorField(err) });
   return { status: 500, code: "INTERNAL_ERROR", message: "The inspection failed unexpectedly." };
 }
