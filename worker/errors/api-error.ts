@@ -35,6 +35,9 @@ export const errors = {
     new ApiError(413, "PAYLOAD_TOO_LARGE", `The remote file exceeds the ${Math.round(limit / 1024 / 1024)} MB limit.`, undefined, { reason: "too-large" }),
   badGateway: (msg: string, detail?: string, extras: ErrorExtras = {}) => new ApiError(502, "BAD_GATEWAY", msg, detail, extras),
   dns: (host: string, detail?: string) => new ApiError(502, "BAD_GATEWAY", `The host ${host} does not resolve.`, detail, { reason: "dns" }),
+  rateLimited: (retryAfter?: string) =>
+    new ApiError(429, "RATE_LIMITED", "Too many inspections from this client; retry after Retry-After seconds.", undefined,
+      retryAfter !== undefined ? { retryAfter: Number(retryAfter) } : {}),
   idempotencyKeyReused: () =>
     new ApiError(422, "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request within 24 hours; use a new key for a new request."),
 };

@@ -12,6 +12,8 @@ export interface RequestLogFields {
   /** Why an origin refused (error.reason). */
   errorReason?: string;
   jobId?: string;
+  /** URLs in a batch request. */
+  batchSize?: number;
 }
 
 /** Hono environment of the app: Worker bindings plus the per-request variables the middleware share. */

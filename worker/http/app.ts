@@ -11,10 +11,12 @@ import type { AppEnv } from "./app-env.ts";
 import { corsForConfiguredOrigins } from "./cors.ts";
 import { inspectRateLimit } from "./rate-limit.ts";
 import { notFound, onError, validationHook, wrongMethod } from "./error-handling.ts";
-import { requestBodyLimit } from "./json-body.ts";
+import { batchBodyLimit, requestBodyLimit } from "./json-body.ts";
+import { admitBatch } from "./batch-rate.ts";
+import { inspectBatch } from "../inspect/batch.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
-import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
+import { batchRoute, completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, thumbnailRoute } from "./route-definitions.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
 import { problemDetails, problemTitles } from "./problem-details.ts";
@@ -50,6 +52,8 @@ export function createApp() {
   // Every method that reaches an inspection is counted: GET (and HEAD, which Hono routes to GET) and POST.
   app.on(["GET", "POST"], "/api/v1/inspect", inspectRateLimit());
   app.post("/api/v1/inspect", requestBodyLimit);
+  // The batch spends the rate limit per URL, in its handler (batch-rate.ts), once the URLs are known.
+  app.post("/api/v1/inspect/batch", batchBodyLimit);
 
   // Chained so the route types accumulate into AppType (what `hono/client` reads).
   const routes = app
@@ -58,6 +62,15 @@ export function createApp() {
       const { url, ...query } = c.req.valid("query");
       if (c.req.query("webhookUrl") !== undefined) throw errors.invalidParameter("webhookUrl needs POST /api/v1/inspect: a GET registers no deliveries.");
       return answerInspection(c, { url }, query);
+    })
+    .openapi(batchRoute, async (c) => {
+      const body = c.req.valid("json");
+      const { admitted, headers } = await admitBatch(c, body.urls.length);
+      for (const [name, value] of Object.entries(headers)) c.header(name, value);
+      if (!admitted.some(Boolean)) throw errors.rateLimited(headers["Retry-After"]);
+      annotate(c, { profile: c.req.valid("query").profile, batchSize: body.urls.length });
+      const results = await inspectBatch(c.env, body, c.req.valid("query"), admitted, publicBaseUrl(c), c.get("requestId"));
+      return c.json({ success: true as const, results }, 200);
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never);
@@ -122,7 +135,7 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
     c.header("Retry-After", String(jobPollAfterSeconds));
   }
   const complete = outcome.status === 200 && isComplete(record);
-  const caching = await answerCaching(outcome.body, record, outcome.responseSource, complete);
+  const caching = await answerCaching(outcome.body, record, outcome.responseSource, complete, Date.now(), outcome.revalidation);
   for (const [name, value] of Object.entries(caching.headers)) c.header(name, value);
   if (complete && notModified(c.req.method, c.req.header("if-none-match"), caching.etag)) return c.body(null, 304) as never;
   return c.json(outcome.body as never, outcome.status);

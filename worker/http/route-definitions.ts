@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorBody } from "../../shared/schemas/error.ts";
-import { EmbedResponse, InspectBody, InspectByQuery, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
+import { BatchBody, EmbedResponse, InspectBody, InspectByQuery, InspectQuery, InspectResponse, maxBatchUrls } from "../../shared/schemas/inspect.ts";
 import { JobResource } from "../../shared/schemas/job.ts";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
 import { errorExamples as e, inspectExamples, jobExamples } from "./openapi-examples.ts";
@@ -122,6 +122,41 @@ export const inspectByQueryRoute = createRoute({
     "There is no webhookUrl here (a GET registers nothing); POST keeps the target URL out of access logs along the way.",
   request: { query: InspectByQuery },
   responses: { ...inspectAnswers, ...inspectByQueryErrors },
+});
+
+export const BatchResponse = z.object({
+  success: z.literal(true),
+  results: z.array(z.union([InspectResponse, EmbedResponse, ErrorBody]))
+    .meta({ description: "One answer per URL, in the order sent: the inspect envelope, or the error envelope (status: error) for that URL" }),
+}).meta({ id: "BatchResponse" });
+
+export const batchRoute = createRoute({
+  method: "post",
+  path: "/api/v1/inspect/batch",
+  operationId: "inspectBatch",
+  tags: ["Inspection"],
+  summary: `Inspect up to ${maxBatchUrls} URLs in one request`,
+  description:
+    `Each URL is inspected exactly as POST /api/v1/inspect would (same query parameters, same caching, same errors), ` +
+    `concurrently within per-origin limits, and answers in its own slot of \`results\`, in order; one URL failing never ` +
+    "fails the batch. Each URL counts against the client's rate limit: URLs over it answer RATE_LIMITED in their slot " +
+    "(the whole request is 429 only when none fits). A webhookUrl registers one job per URL.",
+  request: {
+    query: InspectQuery,
+    body: { required: true, description: "Content-Type: application/json", content: { "application/json": { schema: BatchBody } } },
+  },
+  responses: {
+    200: {
+      description: "One result per URL, in order",
+      headers: { "X-Request-Id": requestIdHeader },
+      content: { "application/json": { schema: BatchResponse } },
+    },
+    400: inspectErrors[400],
+    413: inspectErrors[413],
+    415: inspectErrors[415],
+    429: inspectErrors[429],
+    500: internal,
+  },
 });
 
 export const jobRoute = createRoute({
