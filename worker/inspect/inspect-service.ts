@@ -3,7 +3,8 @@ import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { apiErrorFrom, errors } from "../errors/api-error.ts";
-import type { InspectReply } from "../resource/resource-object.ts";
+import type { InspectReply, Revalidation } from "../resource/resource-object.ts";
+import { tooOldFor } from "./freshness.ts";
 import { getConfig, type Config } from "../config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
 import { assertPublicTarget } from "../fetch/address-guard.ts";
@@ -19,6 +20,8 @@ export interface InspectOutcome {
   responseSource: "fresh" | "cache" | "inflight";
   /** Present when the caller can poll a job still running. */
   pendingJobId?: string;
+  /** The record was older than the caller's maxAge and was revalidated with the origin. */
+  revalidation?: Revalidation;
 }
 
 /**
@@ -43,7 +46,8 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   // error the object remembers answers from there too, webhook or not: the object would refuse the job alike.
   const hit = await cachedAnswer(key);
   if (hit?.error) throw apiErrorFrom(hit.error);
-  if (hit?.record && body.webhookUrl === undefined) {
+  // A record older than the caller's maxAge is the object's to revalidate: the edge never answers it.
+  if (hit?.record && body.webhookUrl === undefined && !tooOldFor(hit.record, query.maxAge)) {
     const view = projectFor(hit.record, body, query, match, "cache", baseUrl);
     return { status: 200, body: view.body, record: view.record, responseSource: "cache" };
   }
@@ -59,6 +63,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(match ? { provider: match } : {}),
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
     ...(requestId ? { requestId } : {}),
+    ...(query.maxAge !== undefined ? { maxAge: query.maxAge } : {}),
   })) as unknown as InspectReply;
   if (!reply.ok) {
     // A first failure stays in this isolate; only a URL callers retry is worth a shared Cache API write.
@@ -84,6 +89,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     record,
     responseSource: reply.responseSource,
     ...(status === 202 && reply.job ? { pendingJobId: reply.job.id } : {}),
+    ...(reply.revalidation ? { revalidation: reply.revalidation } : {}),
   };
 }
 

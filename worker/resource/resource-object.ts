@@ -21,6 +21,8 @@ import type { RunnerWork } from "../dispatch/runner-work.ts";
 import { runnerHeadOf } from "../dispatch/runner-head.ts";
 import { RecordStore, type CachedError } from "./record-store.ts";
 import { addTransfer } from "./transfer.ts";
+import { checkOrigin, tooOldFor } from "../inspect/freshness.ts";
+import { deleteThumbnailsOf } from "./thumbnail-cleanup.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
@@ -40,14 +42,25 @@ export interface InspectCall {
   nested?: boolean;
   /** The X-Request-Id of the inspection: runner work it starts, and this object's log lines about it, carry it. */
   requestId?: string;
+  /** The caller's maxAge (seconds): an older record is revalidated with the origin first (issue 25 item 2). */
+  maxAge?: number;
+}
+
+/** A revalidation with the origin happened for this answer: what the origin answered (304: the record stands). */
+export interface Revalidation {
+  upstreamStatus?: number;
 }
 
 export type PublicError = PublicErrorFields;
 export type InspectReply =
-  | { ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" } }
+  | {
+    ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" };
+    revalidation?: Revalidation;
+  }
   // rememberedUntil: the object answers this same error until then (ERROR_TTL_SECONDS), so the edge may too;
   // repeated: it was remembered before this call (a caller is retrying), not just now.
   | { ok: false; error: PublicError; rememberedUntil?: number; repeated?: boolean };
+type CurrentRecord = { record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; revalidation?: Revalidation };
 export type JobReply = { found: false } | { found: true; job: JobResource["job"]; record?: ResourceRecord };
 
 /**
@@ -65,6 +78,7 @@ export class ResourceObject extends DurableObject<Env> {
   private readonly store: RecordStore;
   private readonly jobs: JobStore;
   private inflight?: Promise<ResourceRecord>;
+  private revalidation?: Promise<CurrentRecord>;
   private edgeWork?: Promise<void>;
   private pageMediaWork?: Promise<void>;
   /** An image's bytes read from its start (head and header reads), kept until the edge stages have used them. */
@@ -149,7 +163,7 @@ export class ResourceObject extends DurableObject<Env> {
 
   async inspect(call: InspectCall): Promise<InspectReply> {
     try {
-      const { record: first, responseSource } = await this.currentRecord(call);
+      const { record: first, responseSource, revalidation } = await this.currentRecord(call);
       // Runner work starts first, so that it runs while the edge stages do. A waiting caller gets a direct call.
       const via = call.profile === "fast" || call.profile === "embed" ? "queue" : this.config.RUNNER_DISPATCH;
       await this.queueRunnerStages(this.record() ?? first, via, call.requestId);
@@ -174,7 +188,7 @@ export class ResourceObject extends DurableObject<Env> {
         job = { id, status: complete ? "complete" : "processing" };
         if (complete) await this.completeJobs();
       }
-      return { ok: true, record, responseSource, ...(job ? { job } : {}) };
+      return { ok: true, record, responseSource, ...(job ? { job } : {}), ...(revalidation ? { revalidation } : {}) };
     } catch (err) {
       const error = publicError(err, call);
       const remembered = this.rememberedError(Date.now());
@@ -268,10 +282,17 @@ export class ResourceObject extends DurableObject<Env> {
     return reply.ok ? { ok: true, record: reply.record } : { ok: false, reason: `${reply.error.code}: ${reply.error.message}` };
   }
 
-  /** Fresh record from storage, the probe under way, or a new probe. */
-  private async currentRecord(call: InspectCall): Promise<{ record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight" }> {
+  /** Fresh record from storage, the probe under way, or a new probe; one older than the caller's maxAge is revalidated. */
+  private async currentRecord(call: InspectCall): Promise<CurrentRecord> {
     const now = Date.now();
     const stored = this.record(now);
+    if (stored && tooOldFor(stored, call.maxAge, now)) {
+      // One conditional request however many callers ask at once.
+      this.revalidation ??= this.revalidate(stored, call).finally(() => {
+        this.revalidation = undefined;
+      });
+      return this.revalidation;
+    }
     if (stored) {
       await this.retryFailedOembed(stored, now);
       return { record: stored, responseSource: "cache" };
@@ -291,6 +312,31 @@ export class ResourceObject extends DurableObject<Env> {
     this.inflight = this.probe(call);
     try {
       return { record: await this.inflight, responseSource: "fresh" };
+    } finally {
+      this.inflight = undefined;
+    }
+  }
+
+  /**
+   * The origin is asked whether the file changed. 304: the record stands, its life starts again (no re-probe).
+   * Anything else: the record and its thumbnails go, and the URL is inspected anew.
+   */
+  private async revalidate(stored: ResourceRecord, call: InspectCall): Promise<CurrentRecord> {
+    const { unchanged, upstreamStatus } = await checkOrigin(stored, this.config);
+    const now = Date.now();
+    const revalidation = upstreamStatus !== undefined ? { upstreamStatus } : {};
+    if (unchanged) {
+      stored.validatedAt = now;
+      stored.updatedAt = now;
+      stored.expiresAt = now + this.config.RECORD_TTL_SECONDS * 1000;
+      this.save(stored);
+      return { record: stored, responseSource: "cache", revalidation };
+    }
+    await deleteThumbnailsOf(this.env.THUMBNAILS, stored.key);
+    this.forget();
+    this.inflight ??= this.probe(call);
+    try {
+      return { record: await this.inflight, responseSource: "fresh", revalidation };
     } finally {
       this.inflight = undefined;
     }
