@@ -13,6 +13,7 @@ import { inspectRateLimit } from "./rate-limit.ts";
 import { notFound, onError, validationHook, wrongMethod } from "./error-handling.ts";
 import { batchBodyLimit, requestBodyLimit } from "./json-body.ts";
 import { admitBatch } from "./batch-rate.ts";
+import { idempotency } from "./idempotency.ts";
 import { inspectBatch } from "../inspect/batch.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
@@ -54,6 +55,9 @@ export function createApp() {
   app.post("/api/v1/inspect", requestBodyLimit);
   // The batch spends the rate limit per URL, in its handler (batch-rate.ts), once the URLs are known.
   app.post("/api/v1/inspect/batch", batchBodyLimit);
+  // After the body limits (the fingerprint reads a bounded body), before any inspection.
+  app.post("/api/v1/inspect", idempotency);
+  app.post("/api/v1/inspect/batch", idempotency);
 
   // Chained so the route types accumulate into AppType (what `hono/client` reads).
   const routes = app

@@ -23,6 +23,7 @@ import { RecordStore, type CachedError } from "./record-store.ts";
 import { addTransfer } from "./transfer.ts";
 import { checkOrigin, tooOldFor } from "../inspect/freshness.ts";
 import { deleteThumbnailsOf } from "./thumbnail-cleanup.ts";
+import { IdempotencyStore, type IdempotencyClaim, type IdempotentAnswer } from "./idempotency-store.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
@@ -77,6 +78,8 @@ export type JobReply = { found: false } | { found: true; job: JobResource["job"]
 export class ResourceObject extends DurableObject<Env> {
   private readonly store: RecordStore;
   private readonly jobs: JobStore;
+  /** Used only by the objects named `idempotency:<client>:<key>` (worker/http/idempotency.ts). */
+  private readonly idempotency: IdempotencyStore;
   private inflight?: Promise<ResourceRecord>;
   private revalidation?: Promise<CurrentRecord>;
   private edgeWork?: Promise<void>;
@@ -102,6 +105,7 @@ export class ResourceObject extends DurableObject<Env> {
     super(ctx, env);
     this.store = new RecordStore(ctx.storage.sql);
     this.jobs = new JobStore(ctx.storage.sql);
+    this.idempotency = new IdempotencyStore(ctx.storage.sql);
     this.dispatcher = new RunnerDispatcher(new DispatchLedger(ctx.storage.sql), {
       env,
       config: () => this.config,
@@ -195,6 +199,17 @@ export class ResourceObject extends DurableObject<Env> {
       const same = remembered && remembered.status === error.status && remembered.code === error.code && remembered.message === error.message;
       return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt, repeated: err !== this.lastRemembered } : {}) };
     }
+  }
+
+  /** Idempotency-Key: claim it for a request body's fingerprint (the key's row is deleted by the alarm at expiry). */
+  async claimIdempotency(fingerprint: string, ttlMs: number): Promise<IdempotencyClaim> {
+    const claim = this.idempotency.claim(fingerprint, Date.now(), ttlMs);
+    if (claim.state === "new") await this.scheduleAlarm(Date.now() + ttlMs);
+    return claim;
+  }
+
+  async completeIdempotency(fingerprint: string, answer: IdempotentAnswer | undefined): Promise<void> {
+    this.idempotency.complete(fingerprint, answer);
   }
 
   async getJob(jobId: string): Promise<JobReply> {
@@ -503,7 +518,8 @@ export class ResourceObject extends DurableObject<Env> {
     this.store.deleteExpired(now);
     if (this.memory && this.memory.expiresAt <= now) this.memory = null;
     this.jobs.deleteExpired(now);
-    const next = this.nextDue(watch);
+    this.idempotency.deleteExpired(now);
+    const next = this.nextDue(watch, this.idempotency.expiresAt());
     if (next !== undefined) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, next));
   }
 
