@@ -14,6 +14,7 @@ export const errorCodes = [
   "UPSTREAM_TIMEOUT",
   "PAYLOAD_TOO_LARGE",
   "RATE_LIMITED",
+  "IDEMPOTENCY_KEY_REUSED",
   "BAD_GATEWAY",
   "NOT_IMPLEMENTED",
   "INTERNAL_ERROR",
@@ -21,13 +22,66 @@ export const errorCodes = [
 export const ErrorCode = z.enum(errorCodes).meta({ id: "ErrorCode" });
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
+/**
+ * Why an origin exchange failed, finer than the code (issue 25 item 3): what a caller can act on (solve the
+ * challenge in a browser, sign in, accept the consent, wait for Retry-After, try another region).
+ */
+export const errorReasons = [
+  "bot-challenge",
+  "login-required",
+  "consent-wall",
+  "geo-blocked",
+  "upstream-rate-limited",
+  "upstream-error",
+  "dns",
+  "tls",
+  "timeout",
+  "too-large",
+] as const;
+export const ErrorReason = z.enum(errorReasons).meta({
+  id: "ErrorReason",
+  description:
+    "bot-challenge: a CDN/WAF challenge page (Cloudflare, Akamai, DataDome, PerimeterX/HUMAN, AWS WAF); login-required: 401 or a " +
+    "redirect to a login page; consent-wall: a redirect to a consent page; geo-blocked: 451; upstream-rate-limited: the origin " +
+    "answered 429 (its Retry-After is passed on); upstream-error: any other failed answer; dns: the host does not resolve; tls: " +
+    "the TLS handshake failed; timeout: the deadline passed; too-large: the file exceeds the size limit",
+});
+export type ErrorReason = z.infer<typeof ErrorReason>;
+
+/** The extra error fields: present only when they say something (the SPEC 7 envelope is a subset). */
+const ErrorExtras = {
+  reason: ErrorReason.optional(),
+  upstreamStatus: z.number().int().min(100).max(599).optional()
+    .meta({ description: "The status the origin answered, when it answered" }),
+};
+
 export const ErrorBody = z
   .object({
     status: z.literal("error"),
     error: z.object({
       code: ErrorCode,
       message: z.string().meta({ description: "Human-readable explanation of what to fix" }),
+      ...ErrorExtras,
     }),
   })
   .meta({ description: "Error envelope used by every non-2xx answer" }).meta({ id: "ErrorBody" });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/**
+ * The path under the service's origin that names a problem type (RFC 9457 `type`): `<base>/problems/<name>`,
+ * where the name is the reason when there is one, else the code in kebab case. Each is a page (GET).
+ */
+export const problemTypePath = "/problems/";
+
+export const ProblemDetails = z
+  .object({
+    type: z.string().meta({ format: "uri", description: `URI naming the problem: <service>${problemTypePath}<reason or kebab-case code>` }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string().meta({ description: "This request's id (X-Request-Id)" }),
+    code: ErrorCode,
+    ...ErrorExtras,
+  })
+  .meta({ id: "ProblemDetails", description: "RFC 9457 problem details, answered instead of the envelope to Accept: application/problem+json" });
+export type ProblemDetails = z.infer<typeof ProblemDetails>;

@@ -48,6 +48,23 @@ export const InspectQuery = z.object({
     .default("false")
     .transform((v) => v === "true")
     .meta({ description: "Debug information; required for expand=rawHeaders" }),
+  maxAge: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      // At most 9 digits: a whole number of seconds, never a float or an exponent.
+      if (raw.length === 0 || raw.length > 9 || ![...raw].every((ch) => ch >= "0" && ch <= "9")) {
+        ctx.addIssue({ code: "custom", message: "maxAge must be a whole number of seconds (0 = check the origin now)" });
+        return z.NEVER;
+      }
+      return Number(raw);
+    })
+    .meta({
+      description:
+        "Freshness wanted, in seconds: a record older than this is revalidated with the origin (a conditional request with " +
+        "its ETag/Last-Modified: 304 keeps the record, a change re-inspects it). 0 = check the origin now. Default: any unexpired record.",
+    }),
 });
 export type InspectQuery = z.infer<typeof InspectQuery>;
 
@@ -75,6 +92,20 @@ export type InspectBody = z.infer<typeof InspectBody>;
  */
 export const InspectByQuery = InspectQuery.extend({ url: InspectBody.shape.url });
 export type InspectByQuery = z.infer<typeof InspectByQuery>;
+
+/** URLs one batch request may carry (issue 25 item 4). */
+export const maxBatchUrls = 20;
+
+export const BatchBody = z
+  .object({
+    urls: z.array(InspectBody.shape.url, { error: "urls must be an array of URL strings" })
+      .min(1, { error: "urls needs at least one URL" })
+      .max(maxBatchUrls, { error: `urls takes at most ${maxBatchUrls} URLs; split larger lists` })
+      .meta({ description: `1 to ${maxBatchUrls} public http(s) URLs, inspected concurrently; results come back in this order` }),
+    webhookUrl: InspectBody.shape.webhookUrl,
+  })
+  .strict().meta({ id: "BatchRequest" });
+export type BatchBody = z.infer<typeof BatchBody>;
 
 export const Processing = z.object({
   status: z.enum(["partial", "complete"]),

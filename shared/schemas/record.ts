@@ -104,5 +104,7 @@ export const ResourceRecord = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   expiresAt: z.number(),
+  /** When the origin last confirmed this record (a conditional request answered 304); absent: createdAt. */
+  validatedAt: z.number().optional(),
 });
 export type ResourceRecord = z.infer<typeof ResourceRecord>;

@@ -4,6 +4,7 @@ import { createServer as createTcpServer, type Server as TcpServer, type Address
 import { extname, join, normalize } from "node:path";
 import { closable } from "./closable.ts";
 import { serveCloakedHls } from "./cloaked-hls.ts";
+import { servePlay } from "./refusal-routes.ts";
 
 const types: Record<string, string> = {
   ".png": "image/png", ".jpg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif", ".avif": "image/avif",
@@ -69,6 +70,9 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         count(body);
         return res.end(body);
       }
+      case "play":
+        return servePlay(req, res, parts.slice(1), url.search, count,
+          (extra, file) => serveFile(req, res, file, false, null, count, null, extra));
       case "cloaked-hls":
         return serveCloakedHls(req, res, parts.slice(1), url.search, count);
       case "redirect": {

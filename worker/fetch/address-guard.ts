@@ -19,7 +19,7 @@ export async function assertPublicTarget(
   if (!host.decision.allowed) throw errors.ssrfBlocked(`${url.hostname}: ${host.decision.reason}`);
   if (host.type === "ip") return [host.ip];
   const addresses = await resolveHost(resolverUrl, host.hostname, signal);
-  if (addresses.length === 0) throw errors.badGateway(`The host ${host.hostname} does not resolve.`);
+  if (addresses.length === 0) throw errors.dns(host.hostname);
   for (const address of addresses) {
     const decision = checkIpAddress(address, port, allowlist);
     if (!decision.allowed) throw errors.ssrfBlocked(`${host.hostname} -> ${address}: ${decision.reason}`);

@@ -22,11 +22,11 @@ export async function resolveHost(resolverUrl: string, hostname: string, signal:
       response = await fetch(url, { headers: { accept: "application/dns-json" }, signal });
     } catch (err) {
       if (signal.aborted) throw err;
-      throw errors.badGateway("DNS resolution failed.", String(err));
+      throw errors.badGateway("DNS resolution failed.", String(err), { reason: "dns" });
     }
-    if (!response.ok) throw errors.badGateway("DNS resolution failed.", `resolver answered ${response.status}`);
+    if (!response.ok) throw errors.badGateway("DNS resolution failed.", `resolver answered ${response.status}`, { reason: "dns" });
     const parsed = DnsJsonAnswer.safeParse(await response.json().catch(() => null));
-    if (!parsed.success) throw errors.badGateway("DNS resolution failed.", "resolver sent an invalid answer");
+    if (!parsed.success) throw errors.badGateway("DNS resolution failed.", "resolver sent an invalid answer", { reason: "dns" });
     return (parsed.data.Answer ?? []).filter((a) => a.type === recordTypes[type]).map((a) => a.data);
   });
   const results = await Promise.all(lookups);

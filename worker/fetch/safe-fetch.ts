@@ -14,6 +14,7 @@ import { effectivePort } from "../../shared/net/index.ts";
  */
 export type OutboundTransport = "pinned" | "platform";
 import { withOriginSlot } from "./origin-limiter.ts";
+import { redirectRefusal } from "./refusal.ts";
 import { meter, type OriginBudget } from "./origin-budget.ts";
 
 export interface FetchPolicy {
@@ -79,10 +80,14 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
       }
       await response.body?.cancel();
       if (redirects >= policy.maxRedirects) {
-        throw errors.badGateway(`Too many redirects (more than ${policy.maxRedirects}).`);
+        throw errors.badGateway(`Too many redirects (more than ${policy.maxRedirects}).`, undefined, { reason: "upstream-error" });
       }
       redirects += 1;
-      url = parseTarget(location, url);
+      const next = parseTarget(location, url);
+      // A hop to a sign-in page or consent wall is the origin refusing, not the content moving.
+      const refused = redirectRefusal(url, next, response.status);
+      if (refused) throw refused;
+      url = next;
     }
   } catch (err) {
     throw toApiError(err, signal, timeoutMs);
@@ -111,5 +116,10 @@ function parseTarget(raw: string, base?: URL): URL {
 export function toApiError(err: unknown, signal: AbortSignal, timeoutMs: number): ApiError {
   if (err instanceof ApiError) return err;
   if (signal.aborted) return errors.timeout(timeoutMs);
-  return errors.badGateway("The remote server could not be reached or sent an invalid response.", String(err));
+  const text = String(err).slice(0, 300);
+  // The runtime names a failed handshake in its message; nothing else tells TLS failures apart.
+  if (/tls|ssl|certificate|handshake/i.test(text)) {
+    return errors.badGateway("The TLS handshake with the remote server failed (certificate or protocol).", text, { reason: "tls" });
+  }
+  return errors.badGateway("The remote server could not be reached or sent an invalid response.", text, { reason: "upstream-error" });
 }

@@ -24,15 +24,26 @@ export interface AnswerCaching {
  * from the edge cache or the object, so a revalidation after a fresh answer still gets its 304. Strong: the
  * bytes of the body are exactly determined by what is hashed.
  */
-export async function answerCaching(body: unknown, record: ResourceRecord, source: ResponseSource, complete: boolean, now = Date.now()): Promise<AnswerCaching> {
+export async function answerCaching(
+  body: unknown,
+  record: ResourceRecord,
+  source: ResponseSource,
+  complete: boolean,
+  now = Date.now(),
+  revalidation?: { upstreamStatus?: number },
+): Promise<AnswerCaching> {
   const shape = body && typeof body === "object" ? { ...(body as Record<string, unknown>), responseSource: undefined, cached: undefined } : body;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(shape)));
   const etag = `"${[...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
   const ttl = Math.max(0, Math.floor((record.expiresAt - now) / 1000));
-  const age = source === "fresh" ? 0 : Math.max(0, Math.floor((now - record.updatedAt) / 1000));
-  const cacheStatus = source === "cache"
+  const age = source === "fresh" || revalidation ? 0 : Math.max(0, Math.floor((now - record.updatedAt) / 1000));
+  // A record past the caller's maxAge went to the origin (RFC 9211 fwd=stale) with what it answered (fwd-status).
+  const forwarded = revalidation
+    ? `${cacheStatusName}; fwd=stale${revalidation.upstreamStatus !== undefined ? `; fwd-status=${revalidation.upstreamStatus}` : ""}${complete ? "; stored" : ""}${complete ? `; ttl=${ttl}` : ""}`
+    : undefined;
+  const cacheStatus = forwarded ?? (source === "cache"
     ? `${cacheStatusName}; hit; ttl=${ttl}`
-    : `${cacheStatusName}; fwd=miss${source === "inflight" ? "; collapsed" : complete ? "; stored" : ""}${complete ? `; ttl=${ttl}` : ""}`;
+    : `${cacheStatusName}; fwd=miss${source === "inflight" ? "; collapsed" : complete ? "; stored" : ""}${complete ? `; ttl=${ttl}` : ""}`);
   return {
     etag,
     headers: {

@@ -9,7 +9,11 @@ export interface RequestLogFields {
   /** Bytes this request pulled from the origin (0 when answered from the record). */
   bytesPulled?: number;
   errorCode?: string;
+  /** Why an origin refused (error.reason). */
+  errorReason?: string;
   jobId?: string;
+  /** URLs in a batch request. */
+  batchSize?: number;
 }
 
 /** Hono environment of the app: Worker bindings plus the per-request variables the middleware share. */

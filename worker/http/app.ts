@@ -11,15 +11,20 @@ import type { AppEnv } from "./app-env.ts";
 import { corsForConfiguredOrigins } from "./cors.ts";
 import { inspectRateLimit } from "./rate-limit.ts";
 import { notFound, onError, validationHook, wrongMethod } from "./error-handling.ts";
-import { requestBodyLimit } from "./json-body.ts";
+import { batchBodyLimit, requestBodyLimit } from "./json-body.ts";
+import { admitBatch } from "./batch-rate.ts";
+import { idempotency } from "./idempotency.ts";
+import { inspectBatch } from "../inspect/batch.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
-import { completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, oembedRoute, sharePageRoute, storyboardRoute, thumbnailRoute } from "./route-definitions.ts";
+import { batchRoute, completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, oembedRoute, sharePageRoute, storyboardRoute, thumbnailRoute } from "./route-definitions.ts";
 import { answerOembed } from "./oembed-handler.ts";
 import { answerSharePage } from "./share-page.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
 import { serveStoryboardVtt } from "./storyboard-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
+import { problemDetails, problemTitles } from "./problem-details.ts";
+import { ErrorReason, errorCodes } from "../../shared/schemas/error.ts";
 import { isComplete } from "../resource/stage-state.ts";
 
 /** Seconds a 202 asks the caller to wait before polling its job (`Retry-After`). */
@@ -43,6 +48,8 @@ export function createApp() {
   app.use(noSniff);
   app.use(requestIdentity);
   app.use(requestLog);
+  // Inside the id (its `instance`), outside everything that writes an error envelope.
+  app.use(problemDetails(publicBaseUrl));
   app.use(wrongMethod(app));
   app.use(corsForConfiguredOrigins);
   app.use("/api/v1/inspect", timing({ totalDescription: "this request", crossOrigin: true }));
@@ -52,6 +59,11 @@ export function createApp() {
   // /oembed and /v run an inspection each: counted in the same per-client window.
   app.get("/oembed", inspectRateLimit());
   app.get("/v", inspectRateLimit());
+  // The batch spends the rate limit per URL, in its handler (batch-rate.ts), once the URLs are known.
+  app.post("/api/v1/inspect/batch", batchBodyLimit);
+  // After the body limits (the fingerprint reads a bounded body), before any inspection.
+  app.post("/api/v1/inspect", idempotency);
+  app.post("/api/v1/inspect/batch", idempotency);
 
   // Chained so the route types accumulate into AppType (what `hono/client` reads).
   const routes = app
@@ -61,6 +73,15 @@ export function createApp() {
       if (c.req.query("webhookUrl") !== undefined) throw errors.invalidParameter("webhookUrl needs POST /api/v1/inspect: a GET registers no deliveries.");
       return answerInspection(c, { url }, query);
     })
+    .openapi(batchRoute, async (c) => {
+      const body = c.req.valid("json");
+      const { admitted, headers } = await admitBatch(c, body.urls.length);
+      for (const [name, value] of Object.entries(headers)) c.header(name, value);
+      if (!admitted.some(Boolean)) throw errors.rateLimited(headers["Retry-After"]);
+      annotate(c, { profile: c.req.valid("query").profile, batchSize: body.urls.length });
+      const results = await inspectBatch(c.env, body, c.req.valid("query"), admitted, publicBaseUrl(c), c.get("requestId"));
+      return c.json({ success: true as const, results }, 200);
+    })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
     .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never);
@@ -69,6 +90,18 @@ export function createApp() {
   app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
+  // The problem type URIs of RFC 9457 answers resolve to what they mean.
+  app.get("/problems/:name", (c) => {
+    const name = c.req.param("name");
+    const reason = ErrorReason.safeParse(name);
+    const code = errorCodes.find((known) => known.toLowerCase().replaceAll("_", "-") === name);
+    if (!reason.success && !code) return notFound(c);
+    return c.json({
+      type: `${publicBaseUrl(c)}/problems/${name}`,
+      title: reason.success ? problemTitles[name] : code,
+      description: reason.success ? ErrorReason.description : "An error code of this API; see /api-docs for when it is answered.",
+    });
+  });
 
   app.openAPIRegistry.registerWebhook(completionWebhook);
   app.doc31("/openapi.json", (c) => ({
@@ -117,7 +150,7 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
     c.header("Retry-After", String(jobPollAfterSeconds));
   }
   const complete = outcome.status === 200 && isComplete(record);
-  const caching = await answerCaching(outcome.body, record, outcome.responseSource, complete);
+  const caching = await answerCaching(outcome.body, record, outcome.responseSource, complete, Date.now(), outcome.revalidation);
   for (const [name, value] of Object.entries(caching.headers)) c.header(name, value);
   if (complete && notModified(c.req.method, c.req.header("if-none-match"), caching.etag)) return c.body(null, 304) as never;
   return c.json(outcome.body as never, outcome.status);

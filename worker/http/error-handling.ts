@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorCode } from "../../shared/schemas/error.ts";
-import { ApiError, errorBody } from "../errors/api-error.ts";
+import { ApiError, errorBody, type ErrorExtras } from "../errors/api-error.ts";
 import type { AppEnv } from "./app-env.ts";
 import { errorField } from "../log/event-log.ts";
 import { annotate, logLine } from "./request-log.ts";
@@ -26,16 +26,21 @@ export function notFound(c: Context<AppEnv>): Response {
   return errorResponse(c, 404, "NOT_FOUND", `No route for ${c.req.method} ${path}. See /api-docs.`);
 }
 
-/** The error envelope, with the code noted in the request log line. */
+/**
+ * The error envelope, with the code (and reason) noted in the request log line. An origin's Retry-After
+ * travels on as ours: the caller should wait as long as the origin asked us to.
+ */
 export function errorResponse(
   c: Context<AppEnv>,
   status: ContentfulStatusCode,
   code: ErrorCode,
   message: string,
   headers?: Record<string, string>,
+  extras: ErrorExtras = {},
 ): Response {
-  annotate(c, { errorCode: code });
-  return c.json(errorBody(code, message), status, headers);
+  annotate(c, { errorCode: code, ...(extras.reason ? { errorReason: extras.reason } : {}) });
+  const all = { ...headers, ...(extras.retryAfter !== undefined ? { "retry-after": String(extras.retryAfter) } : {}) };
+  return c.json(errorBody(code, message, extras), status, all);
 }
 
 /** Hono's own client-error exceptions (validator, media-type gate), as envelope codes with a message saying what to send. */
@@ -62,7 +67,7 @@ function clientErrorFrom(err: HTTPException, c: Context<AppEnv>): { status: Cont
  * envelopes (never a 500, never a stack in the log); anything else is a bare 500, logged with its stack.
  */
 export function onError(err: Error, c: Context<AppEnv>): Response {
-  if (err instanceof ApiError) return errorResponse(c, err.status, err.code, err.publicMessage);
+  if (err instanceof ApiError) return errorResponse(c, err.status, err.code, err.publicMessage, undefined, err.extras);
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     const { status, code, message } = clientErrorFrom(err, c);
     return errorResponse(c, status, code, message);

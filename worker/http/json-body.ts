@@ -8,7 +8,8 @@ import { discardRest } from "./discard-body.ts";
  */
 export const maxRequestBodyBytes = 16 * 1024;
 
-const tooLargeMessage = `The request body exceeds ${maxRequestBodyBytes} bytes; send only { "url": "...", "webhookUrl"?: "..." }.`;
+/** A batch body: up to maxBatchUrls URLs of 2048 characters, with room for escaping. */
+export const maxBatchBodyBytes = 64 * 1024;
 
 /**
  * 413 in the error envelope for a request body over `maxRequestBodyBytes`. A declared length is judged on its
@@ -16,30 +17,32 @@ const tooLargeMessage = `The request body exceeds ${maxRequestBodyBytes} bytes; 
  * at most the limit, and the read stops at the first chunk past it: nothing beyond the limit is kept. What the
  * client still sends is discarded, bounded (discard-body.ts), before answering, so the connection stays usable.
  */
-export const requestBodyLimit: MiddlewareHandler = async (c, next) => {
-  const request = c.req.raw;
-  if (!request.body) return next();
-  const declared = request.headers.get("content-length");
-  if (declared !== null && !request.headers.has("transfer-encoding")) {
-    return Number(declared) > maxRequestBodyBytes ? tooLarge(c) : next();
-  }
-  const reader = request.body.getReader();
-  const buffer = new Uint8Array(maxRequestBodyBytes);
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.byteLength > maxRequestBodyBytes) {
-      await discardRest(reader);
-      return tooLarge(c);
-    }
-    buffer.set(value, size);
-    size += value.byteLength;
-  }
-  c.req.raw = new Request(request, { body: buffer.subarray(0, size) });
-  return next();
-};
+export const requestBodyLimit = bodyLimitOf(maxRequestBodyBytes, `send only { "url": "...", "webhookUrl"?: "..." }`);
+export const batchBodyLimit = bodyLimitOf(maxBatchBodyBytes, `send only { "urls": [...], "webhookUrl"?: "..." }`);
 
-function tooLarge(c: Context) {
-  return c.json(errorBody("PAYLOAD_TOO_LARGE", tooLargeMessage), 413);
+function bodyLimitOf(maxBytes: number, hint: string): MiddlewareHandler {
+  const tooLarge = (c: Context) => c.json(errorBody("PAYLOAD_TOO_LARGE", `The request body exceeds ${maxBytes} bytes; ${hint}.`), 413);
+  return async (c, next) => {
+    const request = c.req.raw;
+    if (!request.body) return next();
+    const declared = request.headers.get("content-length");
+    if (declared !== null && !request.headers.has("transfer-encoding")) {
+      return Number(declared) > maxBytes ? tooLarge(c) : next();
+    }
+    const reader = request.body.getReader();
+    const buffer = new Uint8Array(maxBytes);
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.byteLength > maxBytes) {
+        await discardRest(reader);
+        return tooLarge(c);
+      }
+      buffer.set(value, size);
+      size += value.byteLength;
+    }
+    c.req.raw = new Request(request, { body: buffer.subarray(0, size) });
+    return next();
+  };
 }

@@ -42,7 +42,7 @@ export async function inspectForSharing(env: Env, url: string, baseUrl: string, 
 }
 
 function inspectAs(env: Env, url: string, profile: Profile, baseUrl: string, requestId?: string) {
-  return inspectUrl(env, { url }, { profile, fields: undefined, expand: undefined, debug: false }, baseUrl, requestId);
+  return inspectUrl(env, { url }, { profile, fields: undefined, expand: undefined, debug: false, maxAge: undefined }, baseUrl, requestId);
 }
 
 /** oEmbed 2.3.5: 404 when the provider has no response for the URL (here: it is not video, audio or an image). */

@@ -82,11 +82,11 @@ export function rateLimitHeaders(policy: string, decision: RateDecision): Record
  * Who the client is: Cloudflare's CF-Connecting-IP (set by the edge, cannot be forged through it). A request
  * without it (tests calling the Worker directly, self-hosting without a proxy that sets it) shares one bucket.
  */
-function clientKey(request: Request): string {
+export function clientKey(request: Request): string {
   return request.headers.get("cf-connecting-ip") ?? "unidentified";
 }
 
-function bindingOf(env: unknown, name: string): Limiter | undefined {
+export function bindingOf(env: unknown, name: string): Limiter | undefined {
   const value = (env as Record<string, unknown>)[name];
   return value && typeof (value as Limiter).limit === "function" ? (value as Limiter) : undefined;
 }

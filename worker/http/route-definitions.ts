@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorBody } from "../../shared/schemas/error.ts";
-import { EmbedResponse, InspectBody, InspectByQuery, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
+import { ErrorBody, ProblemDetails, problemTypePath } from "../../shared/schemas/error.ts";
+import { BatchBody, EmbedResponse, InspectBody, InspectByQuery, InspectQuery, InspectResponse, maxBatchUrls } from "../../shared/schemas/inspect.ts";
 import { JobResource } from "../../shared/schemas/job.ts";
 import { OembedDocument, OembedQuery, SharePageQuery } from "../../shared/schemas/oembed-document.ts";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
@@ -13,7 +13,11 @@ type Example = { summary?: string; value: unknown };
 const errorResponse = (description: string, examples: Record<string, Example>) => ({
   description,
   headers: { "X-Request-Id": requestIdHeader },
-  content: { "application/json": { schema: ErrorBody, examples } },
+  content: {
+    "application/json": { schema: ErrorBody, examples },
+    // RFC 9457, for callers sending Accept: application/problem+json.
+    "application/problem+json": { schema: ProblemDetails },
+  },
 });
 const one = (summary: string, value: unknown) => ({ summary, value });
 
@@ -59,12 +63,37 @@ const inspectErrors = {
       "RateLimit-Policy": { description: "The limit and its window, e.g. `60;w=60`", schema: { type: "string" as const } },
     },
   },
+  422: errorResponse("IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used within 24 h with a different request", {
+    idempotencyKeyReused: one("IDEMPOTENCY_KEY_REUSED", { status: "error", error: { code: "IDEMPOTENCY_KEY_REUSED", message: "This Idempotency-Key was used with a different request within 24 hours; use a new key for a new request." } }),
+  }),
   500: internal,
-  502: errorResponse("BAD_GATEWAY: the remote server failed, reset, redirected too often or sent garbage", { badGateway: one("BAD_GATEWAY", e.badGateway) }),
+  502: {
+    ...errorResponse(
+      "BAD_GATEWAY: the remote server refused or failed; error.reason says why (bot-challenge, login-required, consent-wall, geo-blocked, " +
+      "upstream-rate-limited, upstream-error, dns, tls) and error.upstreamStatus what it answered. RFC 9457 problem types: " +
+      `<service>${problemTypePath}<reason>, each a page.`,
+      {
+        badGateway: one("BAD_GATEWAY", e.badGateway),
+        botChallenge: one("A bot-protection challenge", { status: "error", error: { code: "BAD_GATEWAY", message: "The remote server answered 403 with a bot-protection challenge page; it serves this URL only to browsers that pass the challenge.", reason: "bot-challenge", upstreamStatus: 403 } }),
+        rateLimitedUpstream: one("The origin rate-limited us", { status: "error", error: { code: "BAD_GATEWAY", message: "The remote server answered 429 Too Many Requests; it asks to retry after 120 s.", reason: "upstream-rate-limited", upstreamStatus: 429 } }),
+      },
+    ),
+    headers: {
+      "X-Request-Id": requestIdHeader,
+      "Retry-After": { description: "reason upstream-rate-limited: the origin's own Retry-After, in seconds (capped at one day)", schema: { type: "integer" as const } },
+    },
+  },
 } as const;
 
 const timingHeaders = {
   "X-Request-Id": requestIdHeader,
+  ETag: { description: "Strong validator of this answer (complete answers; GET with If-None-Match gets 304)", schema: { type: "string" as const } },
+  "Cache-Control": { description: "Complete: public, max-age=<record's remaining life>, stale-while-revalidate=60; partial and 202: no-store", schema: { type: "string" as const } },
+  "Cache-Status": {
+    description: "RFC 9211, naming media-inspect: hit; ttl=N | fwd=miss[; stored|collapsed] | fwd=stale; fwd-status=<origin status> (maxAge revalidation: 304 kept the record)",
+    schema: { type: "string" as const },
+  },
+  Age: { description: "Seconds since the record was last fetched or confirmed", schema: { type: "integer" as const } },
   "Server-Timing": {
     description: "This request's total time and the resource's stage timings (ms), e.g. `total;dur=12, stage-mediaFormat;dur=14`",
     schema: { type: "string" as const },
@@ -90,8 +119,17 @@ const inspectAnswers = {
     content: { "application/json": { schema: InspectResponse, examples: inspectExamples[202] } },
   },
 };
-/** A GET has no body: no 413 for its size, no 415 for its type. */
-const { 413: _bodyTooLarge, 415: _bodyType, ...inspectByQueryErrors } = inspectErrors;
+/** A GET has no body: no 413 for its size, no 415 for its type, no Idempotency-Key (422). */
+const { 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, ...inspectByQueryErrors } = inspectErrors;
+
+/**
+ * Request headers are described in the operation's text, not declared as `request.headers`: declared headers
+ * would become required arguments of every typed client call (hono/client).
+ */
+const idempotencyText =
+  " Header Idempotency-Key (1 to 255 printable ASCII characters, per client): the same key with the same request within 24 h " +
+  "answers the first answer again (Idempotent-Replayed: true) and registers no second job or webhook; with a different request, 422 IDEMPOTENCY_KEY_REUSED." +
+  " Header Accept: application/problem+json: errors as RFC 9457 problem details.";
 
 export const inspectRoute = createRoute({
   method: "post",
@@ -103,7 +141,8 @@ export const inspectRoute = createRoute({
     "Probes a public http(s) URL with Range requests (never a full download) and answers what it is and how to show it. " +
     "`profile` picks depth: fast (no generated previews), standard (200 when complete, else 202 with a job), full (waits " +
     "for every stage, includes diagnostics), embed (render instructions only). A stage that fails ends as done with no " +
-    `result: its fields are omitted and it is listed in processing.failedStages. The body is JSON of at most ${maxRequestBodyBytes} bytes.`,
+    `result: its fields are omitted and it is listed in processing.failedStages. The body is JSON of at most ${maxRequestBodyBytes} bytes.` +
+    idempotencyText,
   request: {
     query: InspectQuery,
     body: { required: true, description: "Content-Type: application/json", content: { "application/json": { schema: InspectBody } } },
@@ -120,9 +159,52 @@ export const inspectByQueryRoute = createRoute({
   description:
     "The same inspection and answers as POST, with the URL as the `url` query parameter (percent-encoded). For browsers: " +
     "a GET without custom headers is a CORS simple request, so it costs no preflight round trip; and for links. " +
-    "There is no webhookUrl here (a GET registers nothing); POST keeps the target URL out of access logs along the way.",
-  request: { query: InspectByQuery },
-  responses: { ...inspectAnswers, ...inspectByQueryErrors },
+    "There is no webhookUrl here (a GET registers nothing); POST keeps the target URL out of access logs along the way. " +
+    "Header If-None-Match with the ETag of an earlier complete answer: 304 while it is current.",
+  request: {
+    query: InspectByQuery,
+  },
+  responses: {
+    ...inspectAnswers,
+    304: { description: "Not modified: the If-None-Match ETag names the current answer", headers: { ETag: { schema: { type: "string" as const } } } },
+    ...inspectByQueryErrors,
+  },
+});
+
+export const BatchResponse = z.object({
+  success: z.literal(true),
+  results: z.array(z.union([InspectResponse, EmbedResponse, ErrorBody]))
+    .meta({ description: "One answer per URL, in the order sent: the inspect envelope, or the error envelope (status: error) for that URL" }),
+}).meta({ id: "BatchResponse" });
+
+export const batchRoute = createRoute({
+  method: "post",
+  path: "/api/v1/inspect/batch",
+  operationId: "inspectBatch",
+  tags: ["Inspection"],
+  summary: `Inspect up to ${maxBatchUrls} URLs in one request`,
+  description:
+    `Each URL is inspected exactly as POST /api/v1/inspect would (same query parameters, same caching, same errors), ` +
+    `concurrently within per-origin limits, and answers in its own slot of \`results\`, in order; one URL failing never ` +
+    "fails the batch. Each URL counts against the client's rate limit: URLs over it answer RATE_LIMITED in their slot " +
+    "(the whole request is 429 only when none fits). A webhookUrl registers one job per URL." + idempotencyText,
+  request: {
+    query: InspectQuery,
+    body: { required: true, description: "Content-Type: application/json", content: { "application/json": { schema: BatchBody } } },
+  },
+  responses: {
+    200: {
+      description: "One result per URL, in order",
+      headers: { "X-Request-Id": requestIdHeader },
+      content: { "application/json": { schema: BatchResponse } },
+    },
+    400: inspectErrors[400],
+    413: inspectErrors[413],
+    415: inspectErrors[415],
+    422: inspectErrors[422],
+    429: inspectErrors[429],
+    500: internal,
+  },
 });
 
 export const jobRoute = createRoute({

@@ -18,6 +18,7 @@
  */
 import { z } from "zod";
 import { ResourceRecord } from "../../shared/schemas/record.ts";
+import { ErrorReason } from "../../shared/schemas/error.ts";
 
 /** An origin error as the resource object remembers it: public fields and when the object forgets it. */
 export const RememberedError = z.object({
@@ -25,6 +26,9 @@ export const RememberedError = z.object({
   code: z.string(),
   message: z.string(),
   expiresAt: z.number(),
+  reason: ErrorReason.optional(),
+  upstreamStatus: z.number().int().optional(),
+  retryAfter: z.number().int().min(0).optional(),
 });
 export type RememberedError = z.infer<typeof RememberedError>;
 

@@ -3,7 +3,8 @@ import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { apiErrorFrom, errors } from "../errors/api-error.ts";
-import type { InspectReply } from "../resource/resource-object.ts";
+import type { InspectReply, Revalidation } from "../resource/resource-object.ts";
+import { tooOldFor } from "./freshness.ts";
 import { getConfig, type Config } from "../config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
 import { assertPublicTarget } from "../fetch/address-guard.ts";
@@ -20,6 +21,8 @@ export interface InspectOutcome {
   responseSource: "fresh" | "cache" | "inflight";
   /** Present when the caller can poll a job still running. */
   pendingJobId?: string;
+  /** The record was older than the caller's maxAge and was revalidated with the origin. */
+  revalidation?: Revalidation;
 }
 
 /**
@@ -47,7 +50,8 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   // An opt-in stage (expand=storyboard, waveform) the cached record does not register yet: the object registers it.
   const optIn = (query.expand ?? []).filter((name) => optInNames.includes(name));
   const unregistered = hit?.record ? optInStages(hit.record.category, optIn).some((stage) => hit.record!.stages[stage] === undefined) : false;
-  if (hit?.record && body.webhookUrl === undefined && !unregistered) {
+  // A record older than the caller's maxAge is the object's to revalidate: the edge never answers it.
+  if (hit?.record && body.webhookUrl === undefined && !unregistered && !tooOldFor(hit.record, query.maxAge)) {
     const view = projectFor(hit.record, body, query, match, "cache", baseUrl);
     return { status: 200, body: view.body, record: view.record, responseSource: "cache" };
   }
@@ -64,6 +68,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
     ...(requestId ? { requestId } : {}),
     ...(optIn.length > 0 ? { optIn } : {}),
+    ...(query.maxAge !== undefined ? { maxAge: query.maxAge } : {}),
   })) as unknown as InspectReply;
   if (!reply.ok) {
     // A first failure stays in this isolate; only a URL callers retry is worth a shared Cache API write.
@@ -92,6 +97,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     record,
     responseSource: reply.responseSource,
     ...(status === 202 && reply.job ? { pendingJobId: reply.job.id } : {}),
+    ...(reply.revalidation ? { revalidation: reply.revalidation } : {}),
   };
 }
 

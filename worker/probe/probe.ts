@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import { errors } from "../errors/api-error.ts";
 import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
+import { refusalOf } from "../fetch/refusal.ts";
 import type { ProbeResult } from "../../shared/schemas/record.ts";
 import { RangeByteSource } from "./byte-source.ts";
 import { parseContentRange } from "./content-range.ts";
@@ -29,10 +30,7 @@ export async function probeUrl(url: string, policy: FetchPolicy, config: Config)
     await response.body?.cancel();
     throw errors.notFound();
   }
-  if (response.status !== 200 && response.status !== 206) {
-    await response.body?.cancel();
-    throw errors.badGateway(`The remote server answered ${response.status}.`);
-  }
+  if (response.status !== 200 && response.status !== 206) throw await refusalOf(response, policy.deadline);
   const streamable = response.status === 206;
   const sizeBytes = streamable
     ? parseContentRange(response.headers.get("content-range"))?.total

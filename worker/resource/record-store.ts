@@ -1,10 +1,25 @@
 import { ResourceRecord } from "../../shared/schemas/record.ts";
+import { ErrorReason } from "../../shared/schemas/error.ts";
+import type { PublicErrorFields } from "../errors/api-error.ts";
 
-export interface CachedError {
-  status: number;
-  code: string;
-  message: string;
+export interface CachedError extends PublicErrorFields {
   expiresAt: number;
+}
+
+/** The error's reason, upstream status and Retry-After, kept as one JSON column (added after the table). */
+function extrasJson(error: CachedError): string {
+  return JSON.stringify({ reason: error.reason, upstreamStatus: error.upstreamStatus, retryAfter: error.retryAfter });
+}
+
+function extrasFrom(json: string | null): Pick<CachedError, "reason" | "upstreamStatus" | "retryAfter"> {
+  if (!json) return {};
+  const raw = JSON.parse(json) as Record<string, unknown>;
+  const reason = ErrorReason.safeParse(raw.reason);
+  return {
+    ...(reason.success ? { reason: reason.data } : {}),
+    ...(typeof raw.upstreamStatus === "number" ? { upstreamStatus: raw.upstreamStatus } : {}),
+    ...(typeof raw.retryAfter === "number" ? { retryAfter: raw.retryAfter } : {}),
+  };
 }
 
 /**
@@ -22,6 +37,7 @@ export class RecordStore {
     if (!this.schemaReady) {
       const n = this.raw.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('resource', 'origin_error')`).one().n;
       if (n < 2) return undefined;
+      this.addExtrasColumn();
       this.schemaReady = true;
     }
     return this.raw;
@@ -32,9 +48,16 @@ export class RecordStore {
     if (!this.schemaReady) {
       this.raw.exec(`CREATE TABLE IF NOT EXISTS resource (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
       this.raw.exec(`CREATE TABLE IF NOT EXISTS origin_error (id INTEGER PRIMARY KEY CHECK (id = 1), status INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+      this.addExtrasColumn();
       this.schemaReady = true;
     }
     return this.raw;
+  }
+
+  /** Objects created before error reasons have the table without the `extras` column: added once. */
+  private addExtrasColumn(): void {
+    const has = this.raw.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('origin_error') WHERE name = 'extras'`).one().n;
+    if (has === 0) this.raw.exec(`ALTER TABLE origin_error ADD COLUMN extras TEXT`);
   }
 
   loadRecord(now: number): ResourceRecord | undefined {
@@ -62,16 +85,18 @@ export class RecordStore {
     const tables = this.tables;
     if (!tables) return undefined;
     const row = tables
-      .exec<{ status: number; code: string; message: string; expires_at: number }>(`SELECT status, code, message, expires_at FROM origin_error WHERE id = 1`)
+      .exec<{ status: number; code: string; message: string; expires_at: number; extras: string | null }>(
+        `SELECT status, code, message, expires_at, extras FROM origin_error WHERE id = 1`,
+      )
       .toArray()[0];
     if (!row || row.expires_at <= now) return undefined;
-    return { status: row.status, code: row.code, message: row.message, expiresAt: row.expires_at };
+    return { status: row.status, code: row.code, message: row.message, expiresAt: row.expires_at, ...extrasFrom(row.extras) };
   }
 
   saveError(error: CachedError): void {
     this.sql.exec(
-      `INSERT INTO origin_error (id, status, code, message, expires_at) VALUES (1, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, code = excluded.code, message = excluded.message, expires_at = excluded.expires_at`,
-      error.status, error.code, error.message, error.expiresAt,
+      `INSERT INTO origin_error (id, status, code, message, expires_at, extras) VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, code = excluded.code, message = excluded.message, expires_at = excluded.expires_at, extras = excluded.extras`,
+      error.status, error.code, error.message, error.expiresAt, extrasJson(error),
     );
   }
 

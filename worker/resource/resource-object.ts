@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { getConfig, type Config } from "../config.ts";
-import { ApiError, apiErrorFrom } from "../errors/api-error.ts";
+import { ApiError, apiErrorFrom, publicFields, type PublicErrorFields } from "../errors/api-error.ts";
 import type { Profile } from "../../shared/schemas/inspect.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
 import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
@@ -21,6 +21,9 @@ import type { RunnerWork } from "../dispatch/runner-work.ts";
 import { runnerHeadOf } from "../dispatch/runner-head.ts";
 import { RecordStore, type CachedError } from "./record-store.ts";
 import { addTransfer } from "./transfer.ts";
+import { checkOrigin, tooOldFor } from "../inspect/freshness.ts";
+import { deleteThumbnailsOf } from "./thumbnail-cleanup.ts";
+import { IdempotencyStore, type IdempotencyClaim, type IdempotentAnswer } from "./idempotency-store.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "./runner-results.ts";
@@ -42,14 +45,25 @@ export interface InspectCall {
   requestId?: string;
   /** `expand` values that register opt-in stages (storyboard, waveform) on the record. */
   optIn?: string[];
+  /** The caller's maxAge (seconds): an older record is revalidated with the origin first (issue 25 item 2). */
+  maxAge?: number;
 }
 
-export type PublicError = { status: number; code: string; message: string };
+/** A revalidation with the origin happened for this answer: what the origin answered (304: the record stands). */
+export interface Revalidation {
+  upstreamStatus?: number;
+}
+
+export type PublicError = PublicErrorFields;
 export type InspectReply =
-  | { ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" } }
+  | {
+    ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" };
+    revalidation?: Revalidation;
+  }
   // rememberedUntil: the object answers this same error until then (ERROR_TTL_SECONDS), so the edge may too;
   // repeated: it was remembered before this call (a caller is retrying), not just now.
   | { ok: false; error: PublicError; rememberedUntil?: number; repeated?: boolean };
+type CurrentRecord = { record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; revalidation?: Revalidation };
 export type JobReply = { found: false } | { found: true; job: JobResource["job"]; record?: ResourceRecord };
 
 /**
@@ -66,7 +80,10 @@ export type JobReply = { found: false } | { found: true; job: JobResource["job"]
 export class ResourceObject extends DurableObject<Env> {
   private readonly store: RecordStore;
   private readonly jobs: JobStore;
+  /** Used only by the objects named `idempotency:<client>:<key>` (worker/http/idempotency.ts). */
+  private readonly idempotency: IdempotencyStore;
   private inflight?: Promise<ResourceRecord>;
+  private revalidation?: Promise<CurrentRecord>;
   private edgeWork?: Promise<void>;
   private pageMediaWork?: Promise<void>;
   /** An image's bytes read from its start (head and header reads), kept until the edge stages have used them. */
@@ -90,6 +107,7 @@ export class ResourceObject extends DurableObject<Env> {
     super(ctx, env);
     this.store = new RecordStore(ctx.storage.sql);
     this.jobs = new JobStore(ctx.storage.sql);
+    this.idempotency = new IdempotencyStore(ctx.storage.sql);
     this.dispatcher = new RunnerDispatcher(new DispatchLedger(ctx.storage.sql), {
       env,
       config: () => this.config,
@@ -151,7 +169,7 @@ export class ResourceObject extends DurableObject<Env> {
 
   async inspect(call: InspectCall): Promise<InspectReply> {
     try {
-      const { record: first, responseSource } = await this.currentRecord(call);
+      const { record: first, responseSource, revalidation } = await this.currentRecord(call);
       if (call.optIn && registerOptIn(first, call.optIn).length > 0) this.save(first);
       // Runner work starts first, so that it runs while the edge stages do. A waiting caller gets a direct call.
       const via = call.profile === "fast" || call.profile === "embed" ? "queue" : this.config.RUNNER_DISPATCH;
@@ -180,13 +198,24 @@ export class ResourceObject extends DurableObject<Env> {
         job = { id, status: complete ? "complete" : "processing" };
         if (complete) await this.completeJobs();
       }
-      return { ok: true, record, responseSource, ...(job ? { job } : {}) };
+      return { ok: true, record, responseSource, ...(job ? { job } : {}), ...(revalidation ? { revalidation } : {}) };
     } catch (err) {
       const error = publicError(err, call);
       const remembered = this.rememberedError(Date.now());
       const same = remembered && remembered.status === error.status && remembered.code === error.code && remembered.message === error.message;
       return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt, repeated: err !== this.lastRemembered } : {}) };
     }
+  }
+
+  /** Idempotency-Key: claim it for a request body's fingerprint (the key's row is deleted by the alarm at expiry). */
+  async claimIdempotency(fingerprint: string, ttlMs: number): Promise<IdempotencyClaim> {
+    const claim = this.idempotency.claim(fingerprint, Date.now(), ttlMs);
+    if (claim.state === "new") await this.scheduleAlarm(Date.now() + ttlMs);
+    return claim;
+  }
+
+  async completeIdempotency(fingerprint: string, answer: IdempotentAnswer | undefined): Promise<void> {
+    this.idempotency.complete(fingerprint, answer);
   }
 
   async getJob(jobId: string): Promise<JobReply> {
@@ -274,10 +303,17 @@ export class ResourceObject extends DurableObject<Env> {
     return reply.ok ? { ok: true, record: reply.record } : { ok: false, reason: `${reply.error.code}: ${reply.error.message}` };
   }
 
-  /** Fresh record from storage, the probe under way, or a new probe. */
-  private async currentRecord(call: InspectCall): Promise<{ record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight" }> {
+  /** Fresh record from storage, the probe under way, or a new probe; one older than the caller's maxAge is revalidated. */
+  private async currentRecord(call: InspectCall): Promise<CurrentRecord> {
     const now = Date.now();
     const stored = this.record(now);
+    if (stored && tooOldFor(stored, call.maxAge, now)) {
+      // One conditional request however many callers ask at once.
+      this.revalidation ??= this.revalidate(stored, call).finally(() => {
+        this.revalidation = undefined;
+      });
+      return this.revalidation;
+    }
     if (stored) {
       await this.retryFailedOembed(stored, now);
       return { record: stored, responseSource: "cache" };
@@ -297,6 +333,31 @@ export class ResourceObject extends DurableObject<Env> {
     this.inflight = this.probe(call);
     try {
       return { record: await this.inflight, responseSource: "fresh" };
+    } finally {
+      this.inflight = undefined;
+    }
+  }
+
+  /**
+   * The origin is asked whether the file changed. 304: the record stands, its life starts again (no re-probe).
+   * Anything else: the record and its thumbnails go, and the URL is inspected anew.
+   */
+  private async revalidate(stored: ResourceRecord, call: InspectCall): Promise<CurrentRecord> {
+    const { unchanged, upstreamStatus } = await checkOrigin(stored, this.config);
+    const now = Date.now();
+    const revalidation = upstreamStatus !== undefined ? { upstreamStatus } : {};
+    if (unchanged) {
+      stored.validatedAt = now;
+      stored.updatedAt = now;
+      stored.expiresAt = now + this.config.RECORD_TTL_SECONDS * 1000;
+      this.save(stored);
+      return { record: stored, responseSource: "cache", revalidation };
+    }
+    await deleteThumbnailsOf(this.env.THUMBNAILS, stored.key);
+    this.forget();
+    this.inflight ??= this.probe(call);
+    try {
+      return { record: await this.inflight, responseSource: "fresh", revalidation };
     } finally {
       this.inflight = undefined;
     }
@@ -346,7 +407,7 @@ export class ResourceObject extends DurableObject<Env> {
     if (!(err instanceof ApiError) || err.status === 400) return;
     const expiresAt = Date.now() + this.config.ERROR_TTL_SECONDS * 1000;
     this.lastRemembered = err;
-    this.originError = { error: { status: err.status, code: err.code, message: err.publicMessage, expiresAt }, stored: false };
+    this.originError = { error: { ...publicFields(err), expiresAt }, stored: false };
   }
 
   /** The unexpired origin error: from memory, else from storage (a retried error written before an eviction). */
@@ -463,7 +524,8 @@ export class ResourceObject extends DurableObject<Env> {
     this.store.deleteExpired(now);
     if (this.memory && this.memory.expiresAt <= now) this.memory = null;
     this.jobs.deleteExpired(now);
-    const next = this.nextDue(watch);
+    this.idempotency.deleteExpired(now);
+    const next = this.nextDue(watch, this.idempotency.expiresAt());
     if (next !== undefined) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, next));
   }
 
@@ -498,7 +560,7 @@ export class ResourceObject extends DurableObject<Env> {
 }
 
 function publicError(err: unknown, call: InspectCall): PublicError {
-  if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.publicMessage };
+  if (err instanceof ApiError) return publicFields(err);
   logEvent("error", "resource object failure", { resource: call.key, ...(call.requestId ? { requestId: call.requestId } : {}), error: errorField(err) });
   return { status: 500, code: "INTERNAL_ERROR", message: "The inspection failed unexpectedly." };
 }

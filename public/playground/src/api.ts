@@ -18,7 +18,7 @@ export interface InspectOptions {
 
 export interface ErrorBody {
   status: "error";
-  error: { code: string; message: string };
+  error: { code: string; message: string; reason?: string; upstreamStatus?: number };
 }
 
 export function isErrorBody(body: unknown): body is ErrorBody {

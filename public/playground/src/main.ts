@@ -1,6 +1,7 @@
 /** The playground: paste a URL, see what the service knows. Same origin as the API (no CORS needed). */
 import type { EmbedResponse, InspectResponse } from "../../../shared/schemas/inspect.ts";
 import type { JobResource } from "../../../shared/schemas/job.ts";
+import { reasonInWords } from "./reasons.ts";
 import { curlFor, type Exchange, getJob, inspect, type InspectOptions, isErrorBody } from "./api.ts";
 import { byId, clear, h } from "./dom.ts";
 import {
@@ -138,7 +139,11 @@ async function pollJob(id: string, url: string, mine: number): Promise<InspectRe
 }
 
 function showError(exchange: Exchange): void {
-  if (isErrorBody(exchange.body)) renderError(exchange, exchange.body.error.code, exchange.body.error.message);
+  if (isErrorBody(exchange.body)) {
+    const { code, message, reason, upstreamStatus } = exchange.body.error;
+    const retryAfter = exchange.headers.find(([n]) => n === "retry-after")?.[1] ?? null;
+    renderError(exchange, code, message, reasonInWords(reason, upstreamStatus, retryAfter));
+  }
   else renderError(exchange, "NO_JSON", `The service answered ${exchange.status} without the error envelope.`);
   setStatus(`Error (HTTP ${exchange.status}).`);
 }

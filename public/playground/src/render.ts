@@ -394,9 +394,10 @@ export function renderExchanges(exchanges: Exchange[]): void {
   }
 }
 
-export function renderError(exchange: Exchange, code: string, message: string): void {
+export function renderError(exchange: Exchange, code: string, message: string, why?: string): void {
   const box = byId("error");
   clear(box);
   box.hidden = false;
   append(box, h("strong", { class: "error-code" }, code), ` HTTP ${exchange.status}: `, h("span", { class: "error-message" }, message));
+  if (why) append(box, h("p", { class: "error-reason" }, why));
 }

@@ -1,0 +1,62 @@
+/**
+ * Idempotency-Key on POST /api/v1/inspect and the batch (issue 25 item 5, as Stripe's): the same key with the
+ * same request within 24 h answers the first answer again (`Idempotent-Replayed: true`) and registers nothing
+ * new; the same key with a different request is 422. Keys are per client; each lives in its own Durable Object.
+ */
+import type { MiddlewareHandler } from "hono";
+import { errors } from "../errors/api-error.ts";
+import type { IdempotencyClaim } from "../resource/idempotency-store.ts";
+import type { AppEnv } from "./app-env.ts";
+import { clientKey } from "./rate-limit.ts";
+
+/** How long a key is remembered. */
+export const idempotencyTtlSeconds = 24 * 60 * 60;
+/** Longest key accepted (Stripe's limit). */
+export const maxIdempotencyKeyLength = 255;
+/** Answers larger than this are not kept: a retry is inspected again (the job join still prevents a second webhook). */
+export const maxIdempotentAnswerBytes = 256 * 1024;
+/** Headers of the first answer that a replay repeats. */
+const replayedHeaders = ["content-type", "location", "retry-after", "etag", "cache-control"];
+
+function validKey(key: string): boolean {
+  if (key.length === 0 || key.length > maxIdempotencyKeyLength) return false;
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code < 0x21 || code > 0x7e) return false;
+  }
+  return true;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined) return next();
+  if (!validKey(key)) throw errors.invalidParameter(`Idempotency-Key must be 1 to ${maxIdempotencyKeyLength} printable ASCII characters.`);
+  // The request as sent: path, query and body (the body limit has already bounded it).
+  const url = new URL(c.req.url);
+  const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}?${url.searchParams}\n${await c.req.raw.clone().text()}`);
+  const stub = c.env.RESOURCE.get(c.env.RESOURCE.idFromName(`idempotency:${clientKey(c.req.raw)}:${key}`));
+  const claim = (await stub.claimIdempotency(fingerprint, idempotencyTtlSeconds * 1000)) as unknown as IdempotencyClaim;
+  if (claim.state === "conflict") throw errors.idempotencyKeyReused();
+  if (claim.state === "replay") {
+    const headers = new Headers(claim.answer.headers);
+    headers.set("idempotent-replayed", "true");
+    return new Response(claim.answer.body, { status: claim.answer.status, headers });
+  }
+  await next();
+  // A request still running under this key ("pending") is not this one's to record.
+  if (claim.state !== "new") return;
+  const status = c.res.status;
+  const body = status < 500 ? await c.res.clone().text() : "";
+  const keep = status < 500 && body.length <= maxIdempotentAnswerBytes;
+  const headers: Record<string, string> = {};
+  for (const name of replayedHeaders) {
+    const value = c.res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  await stub.completeIdempotency(fingerprint, keep ? { status, headers, body } : undefined);
+};
