@@ -196,7 +196,11 @@ export const batchRoute = createRoute({
     200: {
       description: "One result per URL, in order",
       headers: { "X-Request-Id": requestIdHeader },
-      content: { "application/json": { schema: BatchResponse } },
+      content: { "application/json": { schema: BatchResponse, examples: {
+        mixed: one("Two URLs: one inspected, one whose origin answered 404", {
+          success: true, results: [inspectExamples[200].fast.value, e.resourceNotFound],
+        }),
+      } } },
     },
     400: inspectErrors[400],
     413: inspectErrors[413],
