@@ -4,13 +4,11 @@
  * middle of jobs, every inspection still completes (the Worker fails over to the other runner) and start.mjs
  * starts the dead one again.
  */
-import { createReadStream, statSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../support/media-fixtures.ts";
 import { startService, type StartedService } from "../support/start-service.ts";
+import { startSlowRunnerOrigin } from "../support/slow-runner-origin.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 /** Runner reads are answered this late, so jobs are reliably in flight when a runner is killed. */
@@ -18,32 +16,8 @@ const runnerDelayMs = 600;
 
 /** One MP4 under many paths (each a new resource key); the runner's reads are delayed and counted. */
 async function videoOrigin(file: string) {
-  const size = statSync(file).size;
-  const seen = { runner: 0 };
-  const server: Server = createServer((req, res) => {
-    const fromRunner = String(req.headers["user-agent"] ?? "").startsWith("media-inspect-runner");
-    if (fromRunner) seen.runner++;
-    const answer = () => {
-      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
-      const start = m ? Number(m[1]) : 0;
-      const end = m && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
-      if (start >= size) return void res.writeHead(416, { "content-range": `bytes */${size}` }).end();
-      res.writeHead(m ? 206 : 200, {
-        "content-type": "video/mp4", "accept-ranges": "bytes", "content-length": String(end - start + 1),
-        ...(m ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
-      });
-      createReadStream(file, { start, end }).pipe(res);
-    };
-    if (fromRunner) setTimeout(answer, runnerDelayMs);
-    else answer();
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port, seen,
-    url: (name: string) => `http://127.0.0.1:${port}/clips/${name}/video-moov-end.mp4`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
+  const origin = await startSlowRunnerOrigin(file, runnerDelayMs);
+  return { ...origin, url: (name: string) => `${origin.base}/clips/${name}/video-moov-end.mp4` };
 }
 
 /** pid of each runner process, from its own `media-runner listening on ... (pid P; ...)` line (the latest start of each). */

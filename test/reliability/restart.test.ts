@@ -9,7 +9,6 @@
  * Only GET /api/v1/job/{id} is called after the restart (what a waiting client does).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createReadStream, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../support/media-fixtures.ts";
 import { freePort } from "../support/start-service.ts";
+import { startSlowRunnerOrigin } from "../support/slow-runner-origin.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const token = "restart-test-token-0123456789";
@@ -25,38 +25,10 @@ const runnerDelayMs = 1_500;
 /** Documented bound (docs/performance.md): watchdog interval (2 s) + one runner job + start-up slack. */
 const recoveryBoundMs = 30_000;
 
-/** Serves one file with Range support; requests from the runner are answered after a delay and counted. */
+/** The slow origin, with this suite's URL: a query makes each job a new resource. */
 async function slowForRunnerOrigin(file: string) {
-  const size = statSync(file).size;
-  const seen = { runner: 0, worker: 0 };
-  const server: Server = createServer((req, res) => {
-    const fromRunner = String(req.headers["user-agent"] ?? "").startsWith("media-inspect-runner");
-    if (fromRunner) seen.runner++;
-    else seen.worker++;
-    const answer = () => {
-      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
-      const start = m ? Number(m[1]) : 0;
-      const end = m && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
-      if (start >= size) return void res.writeHead(416, { "content-range": `bytes */${size}` }).end();
-      res.writeHead(m ? 206 : 200, {
-        "content-type": "video/mp4",
-        "accept-ranges": "bytes",
-        "content-length": String(end - start + 1),
-        ...(m ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
-      });
-      createReadStream(file, { start, end }).pipe(res);
-    };
-    if (fromRunner) setTimeout(answer, runnerDelayMs);
-    else answer();
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    url: (q: string) => `http://127.0.0.1:${port}/video-moov-end.mp4?${q}`,
-    seen,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
+  const origin = await startSlowRunnerOrigin(file, runnerDelayMs);
+  return { ...origin, url: (q: string) => `${origin.base}/video-moov-end.mp4?${q}` };
 }
 
 interface Proc {
