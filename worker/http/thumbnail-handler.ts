@@ -3,7 +3,7 @@ import { objectKeyForFile } from "../enrich/thumbnail-store.ts";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse } from "./error-handling.ts";
 
-/** Keys are content-addressed by resource and size, so the bytes never change: cache for a year. */
+/** Keys are named by resource and size (thumbnails, storyboard sprites and tracks): cache for a year. */
 const cacheControl = "public, max-age=31536000, immutable";
 
 /** RFC 9110 13.1.2: If-None-Match uses weak comparison; `*` matches any current representation. */
@@ -13,15 +13,22 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   return ifNoneMatch.split(",").some((candidate) => candidate.trim() === "*" || opaque(candidate) === opaque(etag));
 }
 
-/** GET /api/v1/thumbnails/{file}: the WebP from R2, with ETag; 304 when the caller already has it. */
-export async function serveThumbnail(c: Context<AppEnv>, file: string): Promise<Response> {
-  const key = objectKeyForFile(file);
+/**
+ * A file stored in the THUMBNAILS bucket under `key` (undefined: the name did not parse), with its ETag and a year of
+ * caching; 304 when the caller already has it. Serves thumbnails and storyboard tracks alike.
+ */
+export async function serveStoredFile(c: Context<AppEnv>, key: string | undefined, contentType: string, missing: string): Promise<Response> {
   const object = key ? await c.env.THUMBNAILS.get(key) : null;
-  if (!object) return errorResponse(c, 404, "NOT_FOUND", "No such thumbnail.");
+  if (!object) return errorResponse(c, 404, "NOT_FOUND", missing);
   const headers = { etag: object.httpEtag, "cache-control": cacheControl };
   if (etagMatches(c.req.header("if-none-match"), object.httpEtag)) {
     await object.body.cancel();
     return c.body(null, 304, headers);
   }
-  return c.body(object.body, 200, { ...headers, "content-type": "image/webp" });
+  return c.body(object.body, 200, { ...headers, "content-type": contentType });
+}
+
+/** GET /api/v1/thumbnails/{file}: the WebP from R2. */
+export function serveThumbnail(c: Context<AppEnv>, file: string): Promise<Response> {
+  return serveStoredFile(c, objectKeyForFile(file), "image/webp", "No such thumbnail.");
 }
