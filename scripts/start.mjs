@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: the Worker (wrangler dev, local mode: no Cloudflare account) and the media runner together.
 //
-// - Every Worker setting of worker/config.ts (the keys of its ConfigSchema) given as an environment variable is
+// - Every Worker setting of worker/config/config.ts (the keys of its ConfigSchema) given as an environment variable is
 //   validated here with that schema, then handed to wrangler in a mode-600 env file (`--env-file`), never as
 //   `--var` arguments: argv is readable by every local user (`ps`, /proc/*/cmdline). The runner gets its token
 //   through its environment.
@@ -77,7 +77,7 @@ const parentWatch = setInterval(() => {
 parentWatch.unref();
 
 // The settings are the keys of the Worker's own schema, so a new setting is passed on without editing this file.
-const { ConfigSchema, getConfig } = await tsImport("../worker/config.ts", import.meta.url);
+const { ConfigSchema, getConfig } = await tsImport("../worker/config/config.ts", import.meta.url);
 const settingNames = Object.keys(ConfigSchema.shape);
 
 const settings = {};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigSchema, getConfig } from "../../worker/config.ts";
+import { ConfigSchema, getConfig } from "../../worker/config/config.ts";
 
 const secretOf = (bytes: number) => "whsec_" + Buffer.alloc(bytes, 7).toString("base64");
 

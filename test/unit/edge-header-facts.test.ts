@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureHeaderFixtures } from "../support/header-fixtures.ts";
-import { RangeByteSource } from "../../worker/probe/byte-source.ts";
+import { RangeByteSource } from "../../worker/bytes/byte-source.ts";
 import type { FetchPolicy } from "../../worker/fetch/index.ts";
 import { sniffMime } from "../../worker/probe/sniff-mime.ts";
 import { decideCategory, hasTrackList } from "../../worker/probe/evidence.ts";
-import { readEdgeMediaFacts } from "../../worker/enrich/edge-audio-metadata.ts";
+import { readEdgeMediaFacts } from "../../worker/probe/edge-media-facts.ts";
 import { sttsRate } from "../../worker/probe/mp4-boxes.ts";
 
 const dir = join(tmpdir(), "media-inspect-header-fixtures");

@@ -8,8 +8,8 @@ import { decideCategory } from "../../worker/probe/evidence.ts";
 import { readMpegPsStreams } from "../../worker/probe/mpegps-streams.ts";
 import { readMpegTsStreams } from "../../worker/probe/mpegts-streams.ts";
 import { sniffMime } from "../../worker/probe/sniff-mime.ts";
-import { readEdgeMediaFacts } from "../../worker/enrich/edge-audio-metadata.ts";
-import type { RangeByteSource } from "../../worker/probe/byte-source.ts";
+import { readEdgeMediaFacts } from "../../worker/probe/edge-media-facts.ts";
+import type { RangeByteSource } from "../../worker/bytes/byte-source.ts";
 import { ensureFormatFixtures, formatFixtures } from "../support/image-format-fixtures.ts";
 
 let dir: string;

@@ -7,9 +7,9 @@ import { InspectQuery } from "../../shared/schemas/inspect.ts";
 import { registeredStages, stagesFor } from "../../shared/stages/index.ts";
 import { deriveProcessing, project } from "../../shared/projection/index.ts";
 import { storyboardPlan, storyboardTileHeight, storyboardVtt } from "../../shared/media/storyboard-plan.ts";
-import { createRecord } from "../../worker/resource/create-record.ts";
-import { applyRunnerOutcome } from "../../worker/resource/runner-results.ts";
-import { finishStage, pendingStages, registerOptIn, reviseCategory } from "../../worker/resource/stage-state.ts";
+import { createRecord } from "../../worker/record/create-record.ts";
+import { applyRunnerOutcome } from "../../worker/record/runner-results.ts";
+import { finishStage, pendingStages, registerOptIn, reviseCategory } from "../../worker/record/stage-state.ts";
 import { parseVtt } from "../support/vtt.ts";
 
 function recordOf(category: "video" | "audio"): ResourceRecord {

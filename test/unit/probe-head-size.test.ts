@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getConfig } from "../../worker/config.ts";
+import { getConfig } from "../../worker/config/config.ts";
 import { probeHeadBytes } from "../../worker/probe/head-size.ts";
 
 describe("first Range request size", () => {

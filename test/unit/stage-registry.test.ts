@@ -6,11 +6,11 @@ import { StageName, mediaCategories, stagesByCategory } from "../../shared/schem
 import { RunnerResponse } from "../../shared/schemas/runner.ts";
 import { runnerStagesOf, stageDefinition, stageRegistry, stagesFor, stagesInGroup } from "../../shared/stages/index.ts";
 import { deriveProcessing, project } from "../../shared/projection/index.ts";
-import { createRecord } from "../../worker/resource/create-record.ts";
-import { applyRunnerOutcome } from "../../worker/resource/runner-results.ts";
+import { createRecord } from "../../worker/record/create-record.ts";
+import { applyRunnerOutcome } from "../../worker/record/runner-results.ts";
 import {
   applyEngineResult, failStages, finishStage, isComplete, markQueued, markStarted, noteRetry, pendingStages, reviseCategory, shortReason,
-} from "../../worker/resource/stage-state.ts";
+} from "../../worker/record/stage-state.ts";
 
 function recordOf(category: (typeof mediaCategories)[number], mime = "video/webm"): ResourceRecord {
   const record = createRecord({

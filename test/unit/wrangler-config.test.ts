@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { getConfig } from "../../worker/config.ts";
+import { getConfig } from "../../worker/config/config.ts";
 
 const toml = readFileSync(join(import.meta.dirname, "..", "..", "wrangler.toml"), "utf8");
 const value = (key: string) => toml.split("\n").map((l) => l.trim()).filter((l) => l.startsWith(`${key} = `)).map((l) => l.slice(key.length + 3).replace(/^"|"$/g, ""));

@@ -5,14 +5,14 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ResourceRecord } from "../../shared/schemas/record.ts";
-import { normalizeUrl } from "../../worker/inspect/target-url.ts";
-import { RecordStore } from "../../worker/resource/record-store.ts";
-import { isComplete } from "../../worker/resource/stage-state.ts";
+import { normalizeUrl } from "../../worker/record/target-url.ts";
+import { RecordStore } from "../../worker/object/record-store.ts";
+import { isComplete } from "../../worker/record/stage-state.ts";
 import { inspect, media } from "./helpers.ts";
 
 const resources = (env as unknown as { RESOURCE: DurableObjectNamespace }).RESOURCE;
 const objectFor = (url: string) => resources.get(resources.idFromName(normalizeUrl(new URL(url))));
-/** Queue-pickup grace (worker/config.ts QUEUE_PICKUP_GRACE_MS default): the wake set when work is queued. */
+/** Queue-pickup grace (worker/config/config.ts QUEUE_PICKUP_GRACE_MS default): the wake set when work is queued. */
 const queuePickupGraceMs = 15_000;
 
 /** The alarm, the record's expiry, whether every stage has ended, and the dispatch rows left. */

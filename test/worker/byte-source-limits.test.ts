@@ -2,11 +2,11 @@
 // (a hostile layout) gets a 502 after maxProbeExtraRequests Range requests, not one request per element.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { getConfig } from "../../worker/config.ts";
+import { getConfig } from "../../worker/config/config.ts";
 import { ApiError } from "../../worker/errors/api-error.ts";
 import { fetchPolicy } from "../../worker/fetch/policy.ts";
-import { maxProbeExtraRequests } from "../../worker/limits.ts";
-import { RangeByteSource } from "../../worker/probe/byte-source.ts";
+import { maxProbeExtraRequests } from "../../worker/config/limits.ts";
+import { RangeByteSource } from "../../worker/bytes/byte-source.ts";
 import { media, origin, originStats } from "./helpers.ts";
 
 async function requestsFor(url: string): Promise<number> {

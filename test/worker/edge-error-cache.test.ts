@@ -2,9 +2,9 @@
 // for what is left of the object's TTL, without reaching the Durable Object or the origin again.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { normalizeUrl, resourceKey } from "../../worker/inspect/target-url.ts";
-import { cachedAnswer, dropCachedRecord, forgetInIsolate, storeError } from "../../worker/inspect/edge-cache.ts";
-import { RecordStore } from "../../worker/resource/record-store.ts";
+import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
+import { cachedAnswer, dropCachedRecord, forgetInIsolate, storeError } from "../../worker/service/edge-cache.ts";
+import { RecordStore } from "../../worker/object/record-store.ts";
 import { inspect, origin, originStats } from "./helpers.ts";
 
 const errorTtlSeconds = 60; // the shipped ERROR_TTL_SECONDS default, applied to one object at a time below

@@ -5,7 +5,7 @@ import { SELF, createExecutionContext, createMessageBatch, env, getQueueResult }
 import { isBlurhashValid } from "blurhash";
 import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
-import { normalizeUrl, resourceKey } from "../../worker/inspect/target-url.ts";
+import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { InspectResponse } from "../../shared/schemas/inspect.ts";
 import { inspect, media, origin } from "./helpers.ts";

@@ -6,7 +6,7 @@ import { SELF, env, runInDurableObject } from "cloudflare:test";
 import { PhotonImage } from "@cf-wasm/photon/workerd";
 import { decode as decodeBlurhash, isBlurhashValid } from "blurhash";
 import { describe, expect, it } from "vitest";
-import { normalizeUrl } from "../../worker/inspect/target-url.ts";
+import { normalizeUrl } from "../../worker/record/target-url.ts";
 import { inspect, media, origin, originStats } from "./helpers.ts";
 
 const resources = (env as unknown as { RESOURCE: DurableObjectNamespace }).RESOURCE;

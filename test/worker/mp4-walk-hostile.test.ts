@@ -3,7 +3,7 @@
 // Range requests inside the byte source's cap; where the file is still readable the facts are the honest file's.
 import { describe, expect, it } from "vitest";
 import { hostileMp4s } from "../support/hostile-mp4.ts";
-import { maxProbeExtraRequests } from "../../worker/limits.ts";
+import { maxProbeExtraRequests } from "../../worker/config/limits.ts";
 import { inspect, media, origin, originStats } from "./helpers.ts";
 
 /** The Worker's own requests for this URL (the runner's background work is not the probe's). */

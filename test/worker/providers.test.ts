@@ -2,7 +2,7 @@
 // loopback oEmbed fake (OEMBED_BASE_URL), answered in every profile. The fake picks its behaviour from the
 // media URL ("private" -> 401, "gone" -> 404, "down" -> 503, "Quot" -> a title full of HTML metacharacters)
 // and logs every request at ${ORIGIN_URL}/__extra/oembed, which is how "one oEmbed call per resource" is shown.
-import { normalizeUrl } from "../../worker/inspect/target-url.ts";
+import { normalizeUrl } from "../../worker/record/target-url.ts";
 import { describe, expect, it } from "vitest";
 import { inspect, origin } from "./helpers.ts";
 

@@ -2,12 +2,12 @@
 // cleanup alarm, and stages that fail ending complete. Storage is read and aged with runInDurableObject.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { normalizeUrl, resourceKey } from "../../worker/inspect/target-url.ts";
-import { dropCachedRecord, forgetInIsolate } from "../../worker/inspect/edge-cache.ts";
-import { RecordStore } from "../../worker/resource/record-store.ts";
+import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
+import { dropCachedRecord, forgetInIsolate } from "../../worker/service/edge-cache.ts";
+import { RecordStore } from "../../worker/object/record-store.ts";
 import { inspect, media, origin, originStats } from "./helpers.ts";
 
-const defaultRecordTtlSeconds = 86_400; // worker/config.ts RECORD_TTL_SECONDS (not overridden in tests)
+const defaultRecordTtlSeconds = 86_400; // worker/config/config.ts RECORD_TTL_SECONDS (not overridden in tests)
 const shortErrorTtlSeconds = 60; // the shipped ERROR_TTL_SECONDS default, applied to one object below
 const previewStages = ["preview:thumbnail", "preview:blurhash", "preview:palette"];
 

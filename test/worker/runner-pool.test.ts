@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { getConfig } from "../../worker/config.ts";
+import { getConfig } from "../../worker/config/config.ts";
 import { markUnhealthy, rankTargets, sendToRunners } from "../../worker/runner/runner-pool.ts";
 import { runnerHealthPath } from "../../shared/schemas/runner.ts";
 

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
-import { normalizeUrl } from "../../worker/inspect/target-url.ts";
+import { normalizeUrl } from "../../worker/record/target-url.ts";
 import { inspect, media } from "./helpers.ts";
 import { awaitDeliveries, pollJob, sleep, webhookDeliveries } from "../support/worker-jobs.ts";
 

@@ -7,7 +7,7 @@ import { decodeEntities, scanHtml } from "../../worker/probe/html-scan.ts";
 import { filenameFrom } from "../../worker/probe/filename.ts";
 import { parseContentRange } from "../../worker/probe/content-range.ts";
 import { framingPolicy } from "../../shared/projection/framing.ts";
-import { firstIframeSrc } from "../../worker/inspect/page-discovery.ts";
+import { firstIframeSrc } from "../../worker/stages/page-discovery.ts";
 import { ChunkedDecoder, parseResponseHead } from "../../worker/fetch/pinned-http.ts";
 import { iccColorSpace } from "../../worker/enrich/image/header/icc-color-space.ts";
 import { parseAllowlist } from "../../shared/net/index.ts";

@@ -4,7 +4,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { checkRate, inspectRateLimit, webhookHostAllowed } from "../../worker/http/rate-limit.ts";
-import { getConfig } from "../../worker/config.ts";
+import { getConfig } from "../../worker/config/config.ts";
 
 function appWith(env: Record<string, unknown>) {
   const app = new Hono<{ Bindings: Env }>();

@@ -4,7 +4,7 @@
  * retry, issue 15); other transient errors (runner unreachable, busy, restarting) are retried with
  * exponential backoff until the attempt budget is spent.
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { RunnerError } from "../runner/runner-client.ts";
 
 /** Errors about the origin, not the runner: retrying soon gives the same answer. */

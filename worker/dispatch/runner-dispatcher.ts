@@ -13,11 +13,11 @@
  * Every re-dispatch counts as an attempt; after RUNNER_MAX_ATTEMPTS the stages end as failed. So no stage
  * stays pending longer than about DISPATCH_WATCHDOG_MS (or the pickup grace) plus the retry budget.
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import type { RunnerHead } from "../../shared/schemas/runner.ts";
-import type { RunnerOutcome } from "../resource/runner-results.ts";
+import type { RunnerOutcome } from "../record/runner-results.ts";
 import { DispatchLedger, type DispatchVia } from "./dispatch-ledger.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { performRunnerWork, type RunnerWork } from "./runner-work.ts";

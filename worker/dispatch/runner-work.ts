@@ -2,13 +2,13 @@
  * One runner call for a resource's stages, whoever makes it (the Durable Object directly, or the queue
  * consumer on a retry): the runner's answer with its thumbnail stored in R2, ready for the object to apply.
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { runnerStagesOf } from "../../shared/stages/index.ts";
 import { callRunner } from "../runner/runner-client.ts";
 import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
 import { storeStoryboard } from "./storyboard-store.ts";
-import type { RunnerOutcome } from "../resource/runner-results.ts";
+import type { RunnerOutcome } from "../record/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/schemas/runner.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { fetchPolicy, readCapped, safeFetch, type OriginBudget } from "../fetch/index.ts";
 
 /** The oEmbed response fields we keep (oEmbed 1.0 section 2.3.4); anything else is dropped. */

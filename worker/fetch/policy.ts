@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { parseAllowlist } from "../../shared/net/index.ts";
 import { createDeadline } from "./deadline.ts";
 import type { FetchPolicy, OutboundTransport } from "./safe-fetch.ts";

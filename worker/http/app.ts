@@ -3,10 +3,10 @@ import { swaggerUI } from "@hono/swagger-ui";
 import type { Context } from "hono";
 import type { InspectBody, InspectQuery } from "../../shared/schemas/inspect.ts";
 import { setMetric, startTime, endTime, timing } from "hono/timing";
-import { getConfig } from "../config.ts";
+import { getConfig } from "../config/config.ts";
 import { errors } from "../errors/api-error.ts";
-import { inspectUrl } from "../inspect/inspect-service.ts";
-import { getJob } from "../jobs/job-service.ts";
+import { inspectUrl } from "../service/inspect-service.ts";
+import { getJob } from "../service/job-service.ts";
 import type { AppEnv } from "./app-env.ts";
 import { corsForConfiguredOrigins } from "./cors.ts";
 import { inspectRateLimit } from "./rate-limit.ts";
@@ -14,7 +14,7 @@ import { notFound, onError, validationHook, wrongMethod } from "./error-handling
 import { batchBodyLimit, requestBodyLimit } from "./json-body.ts";
 import { admitBatch } from "./batch-rate.ts";
 import { idempotency } from "./idempotency.ts";
-import { inspectBatch } from "../inspect/batch.ts";
+import { inspectBatch } from "../service/batch.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
 import { batchRoute, completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, oembedRoute, sharePageRoute, storyboardRoute, thumbnailRoute } from "./route-definitions.ts";
@@ -25,7 +25,7 @@ import { serveStoryboardVtt } from "./storyboard-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
 import { problemDetails, problemTitles } from "./problem-details.ts";
 import { ErrorReason, errorCodes } from "../../shared/schemas/error.ts";
-import { isComplete } from "../resource/stage-state.ts";
+import { isComplete } from "../record/stage-state.ts";
 
 /** Seconds a 202 asks the caller to wait before polling its job (`Retry-After`). */
 export const jobPollAfterSeconds = 2;

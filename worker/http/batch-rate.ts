@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { getConfig } from "../config.ts";
+import { getConfig } from "../config/config.ts";
 import type { AppEnv } from "./app-env.ts";
 import { bindingOf, checkRate, clientKey, rateLimitHeaders, type RateDecision } from "./rate-limit.ts";
 

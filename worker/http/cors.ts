@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { corsOriginList, getConfig } from "../config.ts";
+import { corsOriginList, getConfig } from "../config/config.ts";
 import type { AppEnv } from "./app-env.ts";
 
 /** Response headers a browser page may read: tracing, timings, where to poll, back-off, rate limits, caching. */

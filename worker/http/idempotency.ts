@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { errors } from "../errors/api-error.ts";
-import type { IdempotencyClaim } from "../resource/idempotency-store.ts";
+import type { IdempotencyClaim } from "../object/idempotency-store.ts";
 import type { AppEnv } from "./app-env.ts";
 import { clientKey } from "./rate-limit.ts";
 

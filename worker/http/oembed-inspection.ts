@@ -1,7 +1,7 @@
 import type { Profile } from "../../shared/schemas/inspect.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { inspectUrl, type InspectOutcome } from "../inspect/inspect-service.ts";
-import { isComplete } from "../resource/stage-state.ts";
+import { inspectUrl, type InspectOutcome } from "../service/inspect-service.ts";
+import { isComplete } from "../record/stage-state.ts";
 import { defaultVideoSize, sharedMediaOf, type SharedMedia, type Size } from "./oembed-media.ts";
 
 /**

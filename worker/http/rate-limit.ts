@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { getConfig, type Config } from "../config.ts";
+import { getConfig, type Config } from "../config/config.ts";
 import { errorBody } from "../errors/api-error.ts";
 
 /**
@@ -7,7 +7,7 @@ import { errorBody } from "../errors/api-error.ts";
  * webhook deliveries (finding 7). On Cloudflare it uses the Rate Limiting bindings declared in wrangler.toml
  * (INSPECT_RATE_LIMITER, WEBHOOK_RATE_LIMITER; miniflare provides them in `wrangler dev` and tests); where a
  * binding is missing (self-hosted workerd) a fixed-window counter in the isolate stands in. Limits are the
- * named settings in worker/config.ts; keep wrangler.toml's `simple` blocks equal to them.
+ * named settings in worker/config/config.ts; keep wrangler.toml's `simple` blocks equal to them.
  */
 
 export interface RateDecision {

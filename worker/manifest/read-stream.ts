@@ -6,7 +6,7 @@
  */
 import { errors } from "../errors/api-error.ts";
 import { readCapped, safeFetch, type FetchPolicy } from "../fetch/index.ts";
-import type { RangeByteSource } from "../probe/byte-source.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { inspectManifest, type FetchedManifest, type ManifestFacts } from "./inspect-manifest.ts";
 import { maxManifestBytes } from "./limits.ts";
 import { ManifestError } from "./manifest-error.ts";

@@ -1,5 +1,5 @@
-import { u16be } from "../enrich/image/header/bytes.ts";
-import type { RangeByteSource } from "./byte-source.ts";
+import { u16be } from "../bytes/read-bytes.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 
 /** Stream counts and the first audio stream's WAVEFORMATEX, from an ASF header object (ASF spec 3.3, 9.1). */
 export interface AsfStreams {

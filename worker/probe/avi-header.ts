@@ -1,5 +1,5 @@
-import { ascii, u32le } from "../enrich/image/header/bytes.ts";
-import type { RangeByteSource } from "./byte-source.ts";
+import { ascii, u32le } from "../bytes/read-bytes.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 
 /**

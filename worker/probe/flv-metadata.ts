@@ -1,4 +1,4 @@
-import { ascii, u16be, u32be } from "../enrich/image/header/bytes.ts";
+import { ascii, u16be, u32be } from "../bytes/read-bytes.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 
 /**

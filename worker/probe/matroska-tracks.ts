@@ -1,4 +1,4 @@
-import type { RangeByteSource } from "./byte-source.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { reduced } from "./ratio.ts";
 import { uint, vint } from "./tail-duration.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, matroskaVp9Features, vp9LevelForSize } from "../../shared/media/codec-config.ts";

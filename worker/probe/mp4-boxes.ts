@@ -1,5 +1,5 @@
-import { ascii, concatBytes, u16be, u32be } from "../enrich/image/header/bytes.ts";
-import type { RangeByteSource } from "./byte-source.ts";
+import { ascii, concatBytes, u16be, u32be } from "../bytes/read-bytes.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { reduced } from "./ratio.ts";
 import { readFragmentTiming } from "./mp4-fragments.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";

@@ -1,5 +1,5 @@
-import { ascii, u32be } from "../enrich/image/header/bytes.ts";
-import type { RangeByteSource } from "./byte-source.ts";
+import { ascii, u32be } from "../bytes/read-bytes.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 
 /**
  * Fragmented MP4 (ISO 14496-12 8.8): the moov of an init segment has empty sample tables, so the duration and

@@ -1,4 +1,4 @@
-import type { RangeByteSource } from "./byte-source.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 import { packetSizeOf, readMpegTsStreams, type TsElementaryStream } from "./mpegts-streams.ts";
 import { findSps } from "./h264-sps.ts";

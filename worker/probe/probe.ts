@@ -1,9 +1,9 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { errors } from "../errors/api-error.ts";
 import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
 import { refusalOf } from "../fetch/refusal.ts";
 import type { ProbeResult } from "../../shared/schemas/record.ts";
-import { RangeByteSource } from "./byte-source.ts";
+import { RangeByteSource } from "../bytes/byte-source.ts";
 import { parseContentRange } from "./content-range.ts";
 import { filenameFrom } from "./filename.ts";
 import { probeHeadBytes } from "./head-size.ts";

@@ -1,4 +1,4 @@
-import { ascii, u32le } from "../enrich/image/header/bytes.ts";
+import { ascii, u32le } from "../bytes/read-bytes.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 
 /**

@@ -1,5 +1,5 @@
-import { u32le } from "../enrich/image/header/bytes.ts";
-import type { RangeByteSource } from "./byte-source.ts";
+import { u32le } from "../bytes/read-bytes.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 
 /**
  * Durations for files that do not declare one, from bounded reads. A Matroska/WebM from MediaRecorder has no

@@ -1,4 +1,4 @@
-import { getConfig, type Config } from "../config.ts";
+import { getConfig, type Config } from "../config/config.ts";
 import { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { performRunnerWork } from "../dispatch/runner-work.ts";
 import { decideRetry } from "../dispatch/retry-policy.ts";

@@ -7,7 +7,7 @@
  * RUNNER_RETRY_AFTER_MS, then health-checked before it gets jobs again.
  */
 import { getContainer } from "@cloudflare/containers";
-import { runnerUrlList, type Config } from "../config.ts";
+import { runnerUrlList, type Config } from "../config/config.ts";
 import { runnerHealthPath } from "../../shared/schemas/runner.ts";
 
 export interface RunnerTarget {

@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { JobStore } from "../jobs/job-store.ts";
 import { project } from "../../shared/projection/index.ts";
 import type { InspectResponse } from "../../shared/schemas/inspect.ts";

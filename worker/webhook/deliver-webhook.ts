@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { fetchPolicy, safeFetch } from "../fetch/index.ts";
 import { signWebhook } from "./signature.ts";

@@ -1,6 +1,6 @@
-import type { RangeByteSource } from "../../../probe/byte-source.ts";
-import { maxIccProfileBytes } from "../../../limits.ts";
-import { ascii, concatBytes, u16be, u32be, u32le } from "./bytes.ts";
+import type { RangeByteSource } from "../../../bytes/byte-source.ts";
+import { maxIccProfileBytes } from "../../../config/limits.ts";
+import { ascii, concatBytes, u16be, u32be, u32le } from "../../../bytes/read-bytes.ts";
 import { readImageHeader, type ImageHeaderInfo } from "./read-image-header.ts";
 import { isTiff, tiffHeaderBytes } from "./tiff-header.ts";
 

@@ -1,5 +1,5 @@
-import { maxIccProfileBytes } from "../../../limits.ts";
-import { ascii, concatBytes, u16be } from "./bytes.ts";
+import { maxIccProfileBytes } from "../../../config/limits.ts";
+import { ascii, concatBytes, u16be } from "../../../bytes/read-bytes.ts";
 import { type ColorFacts, withIcc } from "./color-facts.ts";
 
 /** Start-of-frame markers (ITU T.81 B.1.1.3): C0-CF except DHT (C4), JPG (C8) and DAC (CC). */

@@ -1,6 +1,6 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { ProviderRecord } from "../../shared/schemas/record.ts";
-import type { RangeByteSource } from "../probe/byte-source.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { headComplete, maxHtmlHeadBytes, readHtmlHead, type HtmlHeadFacts } from "../probe/html-head.ts";
 import { fetchOembed, type OembedData } from "../enrich/oembed-client.ts";
 import { budgetOf, safeFetch, type FetchPolicy, type OriginBudget } from "../fetch/index.ts";

@@ -3,14 +3,14 @@ import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { apiErrorFrom, errors } from "../errors/api-error.ts";
-import type { InspectReply, Revalidation } from "../resource/resource-object.ts";
-import { tooOldFor } from "./freshness.ts";
-import { getConfig, type Config } from "../config.ts";
+import type { InspectReply, Revalidation } from "../object/resource-object.ts";
+import { tooOldFor } from "../stages/freshness.ts";
+import { getConfig, type Config } from "../config/config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
 import { assertPublicTarget } from "../fetch/address-guard.ts";
-import { normalizeUrl, parseTargetUrl, resourceKey } from "./target-url.ts";
+import { normalizeUrl, parseTargetUrl, resourceKey } from "../record/target-url.ts";
 import { cachedAnswer, dropCachedRecord, storeError, storeRecord } from "./edge-cache.ts";
-import { isComplete } from "../resource/stage-state.ts";
+import { isComplete } from "../record/stage-state.ts";
 import { optInNames, optInStages } from "../../shared/stages/index.ts";
 
 export interface InspectOutcome {

@@ -1,8 +1,8 @@
 import { project } from "../../shared/projection/index.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
 import type { InspectResponse } from "../../shared/schemas/inspect.ts";
-import type { JobReply } from "../resource/resource-object.ts";
-import { objectIdOfJob } from "./job-id.ts";
+import type { JobReply } from "../object/resource-object.ts";
+import { objectIdOfJob } from "../jobs/job-id.ts";
 import { ApiError } from "../errors/api-error.ts";
 
 const notFound = (id: string) =>

@@ -17,7 +17,7 @@ export const wasmDecodeBudgetBytes = 80 * 1024 * 1024;
 export const defaultMaxDecodePixels = Math.floor(wasmDecodeBudgetBytes / photonDecodePeakBytesPerPixel);
 
 /** Longest side of the generated thumbnail: the shared default. */
-export { THUMBNAIL_MAX_PX as defaultThumbnailMaxPx } from "../shared/limits.ts";
+export { THUMBNAIL_MAX_PX as defaultThumbnailMaxPx } from "../../shared/limits.ts";
 
 /** Blurhash input: a downscale whose longest side is this many pixels (encode cost grows with pixels). */
 export const placeholderSampleMaxPx = 32;

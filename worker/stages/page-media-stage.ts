@@ -5,7 +5,7 @@
  */
 import type { PageMedia } from "../../shared/schemas/streaming-page.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { finishStage, pendingStages } from "../resource/stage-state.ts";
+import { finishStage, pendingStages } from "../record/stage-state.ts";
 
 export type NestedReply = { ok: true; record: ResourceRecord } | { ok: false; reason: string };
 /** Inspects another URL as its own resource (never running its page:media stage: no page-to-page chains). */

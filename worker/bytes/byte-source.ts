@@ -1,6 +1,6 @@
 import { errors } from "../errors/api-error.ts";
 import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
-import { maxProbeExtraRequests } from "../limits.ts";
+import { maxProbeExtraRequests } from "../config/limits.ts";
 
 /**
  * Random access to a remote file through the safe fetcher: bytes already read (the probe's head) are served

@@ -1,22 +1,22 @@
-import type { Config } from "../config.ts";
-import { addTransfer } from "../resource/transfer.ts";
+import type { Config } from "../config/config.ts";
+import { addTransfer } from "../record/transfer.ts";
 import { fetchPolicy, OriginBudget, type FetchPolicy } from "../fetch/index.ts";
 import type { ProbeResult, ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
-import { createRecord } from "../resource/create-record.ts";
-import { applyInlineOutput, finishStage } from "../resource/stage-state.ts";
+import { createRecord } from "../record/create-record.ts";
+import { applyInlineOutput, finishStage } from "../record/stage-state.ts";
 import type { EngineOutput } from "../../shared/stages/index.ts";
 import { probeUrl } from "../probe/probe.ts";
-import type { RangeByteSource } from "../probe/byte-source.ts";
+import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
 import { decideCategory, hasTrackList } from "../probe/evidence.ts";
 import { imageMetadataOf, readImageHeaderFrom } from "../enrich/image/index.ts";
-import { readEdgeMediaFacts, type EdgeMediaFacts } from "../enrich/edge-audio-metadata.ts";
+import { readEdgeMediaFacts, type EdgeMediaFacts } from "../probe/edge-media-facts.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { ManifestError, manifestMimes, manifestText, readStream, recognizeManifest } from "../manifest/index.ts";
-import { writeStreamResults, type StreamOutcome } from "../manifest/stream-results.ts";
-import { writePageResults } from "../page/page-results.ts";
+import { writeStreamResults, type StreamOutcome } from "./stream-results.ts";
+import { writePageResults } from "./page-results.ts";
 import type { HeadElements } from "../page/index.ts";
 
 export interface FirstInspectionInput {

@@ -1,13 +1,13 @@
-import type { Config } from "../config.ts";
-import { addTransfer } from "../resource/transfer.ts";
+import type { Config } from "../config/config.ts";
+import { addTransfer } from "../record/transfer.ts";
 import { budgetAfter, fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
 import { parseContentRange } from "../probe/content-range.ts";
 import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import { applyEngineResult, failStages } from "../resource/stage-state.ts";
-import { edgeFormats, processImageAtEdge } from "./image/index.ts";
-import { thumbnailPath, thumbnailObjectKey } from "./thumbnail-store.ts";
+import { applyEngineResult, failStages } from "../record/stage-state.ts";
+import { edgeFormats, processImageAtEdge } from "../enrich/image/index.ts";
+import { thumbnailPath, thumbnailObjectKey } from "../enrich/thumbnail-store.ts";
 
 /**
  * Whether the Worker itself can produce this image's previews (format, header facts and size within the

@@ -7,9 +7,9 @@ import { formatDuration } from "../../shared/format/index.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { stagesInGroup } from "../../shared/stages/index.ts";
-import { finishStage } from "../resource/stage-state.ts";
-import type { ManifestFacts } from "./inspect-manifest.ts";
-import type { ManifestProtocol } from "./recognize.ts";
+import { finishStage } from "../record/stage-state.ts";
+import type { ManifestFacts } from "../manifest/inspect-manifest.ts";
+import type { ManifestProtocol } from "../manifest/recognize.ts";
 
 export interface StreamOutcome {
   protocol: ManifestProtocol;

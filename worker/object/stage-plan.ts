@@ -1,9 +1,9 @@
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { runsOn } from "../../shared/stages/index.ts";
-import { isEdgeImage } from "../enrich/edge-image-stages.ts";
-import { pendingStages } from "./stage-state.ts";
+import { isEdgeImage } from "../stages/edge-image-stages.ts";
+import { pendingStages } from "../record/stage-state.ts";
 
 /**
  * Which engine finishes each pending stage, from the registry: stages that run on the edge go to the edge

@@ -3,9 +3,9 @@
  * inspected (`page:media`, finished by runPageMedia before the first answer; at once when there is none).
  */
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { finishStage } from "../resource/stage-state.ts";
-import type { HeadElements } from "./head-elements.ts";
-import { pageFacts } from "./page-facts.ts";
+import { finishStage } from "../record/stage-state.ts";
+import type { HeadElements } from "../page/head-elements.ts";
+import { pageFacts } from "../page/page-facts.ts";
 
 export function writePageResults(record: ResourceRecord, head: HeadElements | undefined, pageUrl: string, durationMs: number): void {
   if (head) {

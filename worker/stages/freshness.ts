@@ -4,7 +4,7 @@
  * If-Modified-Since from the validators the probe kept), one Range request of one byte.
  */
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { fetchPolicy, safeFetch, OriginBudget } from "../fetch/index.ts";
 
 /** Milliseconds since the origin last gave or confirmed the record. */
