@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readHtmlHead, headComplete } from "../../worker/probe/html-head.ts";
 import { decodeEntities, scanHtml } from "../../worker/probe/html-scan.ts";
 import { filenameFrom } from "../../worker/probe/filename.ts";
-import { parseContentRange } from "../../worker/probe/content-range.ts";
+import { parseContentRange } from "../../shared/bytes/content-range.ts";
 import { framingPolicy } from "../../shared/projection/framing.ts";
 import { firstIframeSrc } from "../../worker/stages/page-discovery.ts";
 import { ChunkedDecoder, parseResponseHead } from "../../worker/fetch/pinned-http.ts";
@@ -110,7 +110,7 @@ describe("other untrusted-text parsers: 512 KiB worst cases in under 100 ms each
   it("Content-Range", () => {
     expectLinear(() => parseContentRange(`bytes ${fill(" ")}1-2/3x`));
     expectLinear(() => parseContentRange(`bytes ${fill("1")}-`));
-    expect(parseContentRange("bytes 0-9/100")).toEqual({ start: 0, end: 9, total: 100 });
+    expect(parseContentRange("bytes 0-9/100")).toEqual({ start: 0, end: 9, size: 100 });
   });
 
   it("CSP frame-ancestors and X-Frame-Options", () => {

@@ -3,7 +3,9 @@
 // with the limits set, once with the isolate-local counter and once with a binding like Cloudflare's.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { checkRate, inspectRateLimit, webhookHostAllowed } from "../../worker/http/rate-limit.ts";
+import { inspectRateLimit } from "../../worker/http/rate-limit.ts";
+import { checkRate } from "../../worker/rate/rate-check.ts";
+import { webhookHostAllowed } from "../../worker/webhook/host-rate-limit.ts";
 import { getConfig } from "../../worker/config/config.ts";
 
 function appWith(env: Record<string, unknown>) {

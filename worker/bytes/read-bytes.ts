@@ -18,11 +18,3 @@ export function ascii(b: Uint8Array, o: number, length: number): string {
   for (let i = o; i < o + length; i++) s += String.fromCharCode(b[i]!);
   return s;
 }
-
-/** Concatenates parts into one array (ICC profiles split over several JPEG APP2 segments). */
-export function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-}

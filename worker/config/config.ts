@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defaultMaxDecodePixels } from "./limits.ts";
 import { MAX_SOURCE_BYTES, THUMBNAIL_MAX_PX } from "../../shared/limits.ts";
-import { webhookSecretProblem } from "../webhook/signature.ts";
+import { webhookSecretProblem } from "./webhook-secret.ts";
 
 /** `CORS_ORIGINS` as a list (`*` stays a single entry). */
 export function corsOriginList(value: string): string[] {

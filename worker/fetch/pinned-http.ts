@@ -1,4 +1,4 @@
-import { concatBytes } from "../encoding/concat-bytes.ts";
+import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
 import { PinnedConnections, connectionKey, type PinnedConnection } from "./pinned-connections.ts";
 /**
  * A minimal HTTP/1.1 client over `cloudflare:sockets` that connects to an address the caller already

@@ -1,7 +1,7 @@
 import { errors } from "../errors/api-error.ts";
 import { toApiError } from "./safe-fetch.ts";
 import type { Deadline } from "./deadline.ts";
-import { concatBytes } from "../encoding/concat-bytes.ts";
+import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
 import { budgetOf } from "./origin-budget.ts";
 
 /**

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { getConfig } from "../config/config.ts";
 import type { AppEnv } from "./app-env.ts";
-import { bindingOf, checkRate, clientKey, rateLimitHeaders, type RateDecision } from "./rate-limit.ts";
+import { bindingOf, checkRate, type RateDecision } from "../rate/rate-check.ts";
+import { clientKey, rateLimitHeaders } from "./rate-limit.ts";
 
 /**
  * A batch spends the client's inspect rate limit once per URL (issue 25 item 4), so a batch is never a way

@@ -1,74 +1,13 @@
 import type { MiddlewareHandler } from "hono";
-import { getConfig, type Config } from "../config/config.ts";
+import { getConfig } from "../config/config.ts";
 import { errorBody } from "../errors/api-error.ts";
+import { bindingOf, checkRate, type RateDecision } from "../rate/rate-check.ts";
 
 /**
- * Per-client rate limit of /api/v1/inspect, GET, HEAD and POST alike (issue 15, findings 4 and 9; issue 20, item 3), and the per-target-host limit of
- * webhook deliveries (finding 7). On Cloudflare it uses the Rate Limiting bindings declared in wrangler.toml
- * (INSPECT_RATE_LIMITER, WEBHOOK_RATE_LIMITER; miniflare provides them in `wrangler dev` and tests); where a
- * binding is missing (self-hosted workerd) a fixed-window counter in the isolate stands in. Limits are the
- * named settings in worker/config/config.ts; keep wrangler.toml's `simple` blocks equal to them.
+ * Per-client rate limit of /api/v1/inspect, GET, HEAD and POST alike (issue 15, findings 4 and 9; issue 20,
+ * item 3), as middleware and response fields; the checks themselves are in worker/rate/rate-check.ts. Limits
+ * are the named settings in worker/config/config.ts; keep wrangler.toml's `simple` blocks equal to them.
  */
-
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  periodSeconds: number;
-  /** Seconds until the window resets (an upper bound when the platform binding decided). */
-  resetSeconds: number;
-  /** Requests left in the window, when known. */
-  remaining?: number;
-}
-
-interface Limiter {
-  limit(options: { key: string }): Promise<{ success: boolean }>;
-}
-
-/** The isolate-local stand-in: fixed windows per key, bounded in size so keys cannot exhaust memory. */
-class WindowCounter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-  constructor(private readonly maxKeys = 10_000) {}
-
-  hit(key: string, limit: number, periodMs: number, now: number): { count: number; resetMs: number } {
-    let w = this.windows.get(key);
-    if (!w || now - w.start >= periodMs) {
-      if (this.windows.size >= this.maxKeys) this.evict(now, periodMs);
-      w = { start: now, count: 0 };
-      this.windows.set(key, w);
-    }
-    w.count++;
-    return { count: w.count, resetMs: w.start + periodMs - now };
-  }
-
-  private evict(now: number, periodMs: number) {
-    for (const [key, w] of this.windows) if (now - w.start >= periodMs) this.windows.delete(key);
-    // Still full: drop the oldest entries (Map keeps insertion order).
-    for (const key of this.windows.keys()) {
-      if (this.windows.size < this.maxKeys) break;
-      this.windows.delete(key);
-    }
-  }
-}
-
-const localCounters = new Map<string, WindowCounter>();
-
-export async function checkRate(
-  binding: Limiter | undefined,
-  scope: string,
-  key: string,
-  limit: number,
-  periodSeconds: number,
-  now = Date.now(),
-): Promise<RateDecision> {
-  if (binding) {
-    const { success } = await binding.limit({ key: `${scope}:${key}` });
-    return { allowed: success, limit, periodSeconds, resetSeconds: periodSeconds, ...(success ? {} : { remaining: 0 }) };
-  }
-  let counter = localCounters.get(scope);
-  if (!counter) localCounters.set(scope, (counter = new WindowCounter()));
-  const { count, resetMs } = counter.hit(key, limit, periodSeconds * 1000, now);
-  return { allowed: count <= limit, limit, periodSeconds, resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)), remaining: Math.max(0, limit - count) };
-}
 
 /** RateLimit-Policy and RateLimit fields (IETF draft-ietf-httpapi-ratelimit-headers, structured fields). */
 export function rateLimitHeaders(policy: string, decision: RateDecision): Record<string, string> {
@@ -84,11 +23,6 @@ export function rateLimitHeaders(policy: string, decision: RateDecision): Record
  */
 export function clientKey(request: Request): string {
   return request.headers.get("cf-connecting-ip") ?? "unidentified";
-}
-
-export function bindingOf(env: unknown, name: string): Limiter | undefined {
-  const value = (env as Record<string, unknown>)[name];
-  return value && typeof (value as Limiter).limit === "function" ? (value as Limiter) : undefined;
 }
 
 /**
@@ -115,10 +49,4 @@ export function inspectRateLimit(): MiddlewareHandler<{ Bindings: Env }> {
     await next();
     for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   };
-}
-
-/** Whether one more webhook POST to `host` fits its per-host limit now (deliveries over it wait). */
-export async function webhookHostAllowed(env: unknown, config: Config, host: string): Promise<RateDecision> {
-  if (config.WEBHOOK_HOST_RATE_LIMIT === 0) return { allowed: true, limit: 0, periodSeconds: config.WEBHOOK_HOST_RATE_PERIOD_SECONDS, resetSeconds: 0 };
-  return checkRate(bindingOf(env, "WEBHOOK_RATE_LIMITER"), "webhook", host, config.WEBHOOK_HOST_RATE_LIMIT, config.WEBHOOK_HOST_RATE_PERIOD_SECONDS);
 }

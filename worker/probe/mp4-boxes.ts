@@ -1,4 +1,5 @@
-import { ascii, concatBytes, u16be, u32be } from "../bytes/read-bytes.ts";
+import { ascii, u16be, u32be } from "../bytes/read-bytes.ts";
+import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { reduced } from "./ratio.ts";
 import { readFragmentTiming } from "./mp4-fragments.ts";

@@ -4,7 +4,7 @@ import { readHead, safeFetch, type FetchPolicy } from "../fetch/index.ts";
 import { refusalOf } from "../fetch/refusal.ts";
 import type { ProbeResult } from "../../shared/schemas/record.ts";
 import { RangeByteSource } from "../bytes/byte-source.ts";
-import { parseContentRange } from "./content-range.ts";
+import { parseContentRange } from "../../shared/bytes/content-range.ts";
 import { filenameFrom } from "./filename.ts";
 import { probeHeadBytes } from "./head-size.ts";
 import { sniffMime } from "./sniff-mime.ts";
@@ -33,7 +33,7 @@ export async function probeUrl(url: string, policy: FetchPolicy, config: Config)
   if (response.status !== 200 && response.status !== 206) throw await refusalOf(response, policy.deadline);
   const streamable = response.status === 206;
   const sizeBytes = streamable
-    ? parseContentRange(response.headers.get("content-range"))?.total
+    ? parseContentRange(response.headers.get("content-range"))?.size
     : declaredLength(response);
   if (sizeBytes !== undefined && sizeBytes > config.MAX_SOURCE_BYTES) {
     await response.body?.cancel();

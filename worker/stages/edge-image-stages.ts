@@ -1,7 +1,7 @@
 import type { Config } from "../config/config.ts";
 import { addTransfer } from "../record/transfer.ts";
 import { budgetAfter, fetchPolicy, readCapped, safeFetch } from "../fetch/index.ts";
-import { parseContentRange } from "../probe/content-range.ts";
+import { parseContentRange } from "../../shared/bytes/content-range.ts";
 import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
@@ -95,7 +95,7 @@ async function imageBytes(record: ResourceRecord, config: Config, head?: Uint8Ar
     addTransfer(record, { requests: 1, redirects });
     const range = parseContentRange(response.headers.get("content-range"));
     if (response.status === 404) throw errors.notFound();
-    if (response.status === 206 && range?.start === head.byteLength && range.total === size) {
+    if (response.status === 206 && range?.start === head.byteLength && range.size === size) {
       const rest = await readCapped(response, config.MAX_SOURCE_BYTES, policy.deadline);
       addTransfer(record, { bytes: rest.byteLength });
       const bytes = new Uint8Array(head.byteLength + rest.byteLength);

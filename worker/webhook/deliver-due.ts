@@ -4,7 +4,7 @@ import { project } from "../../shared/projection/index.ts";
 import type { InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { deliverWebhook } from "./deliver-webhook.ts";
-import { webhookHostAllowed } from "../http/rate-limit.ts";
+import { webhookHostAllowed } from "./host-rate-limit.ts";
 import { jobView } from "../jobs/job-status.ts";
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { Readable } from "node:stream";
 import { RunnerError } from "../errors.ts";
-import { parseContentLength, parseContentRange } from "./content-range.ts";
+import { parseContentLength, parseContentRange } from "../../../shared/bytes/content-range.ts";
 import { discard, openUpstream, upstreamError, type UpstreamContext } from "./upstream.ts";
 
 export interface SourceLimits {

@@ -8,7 +8,7 @@
  * The rewrite walks the container structure once; anything malformed is returned as "unreadable" so the
  * caller refuses it rather than handing photon bytes we could not check.
  */
-import { concatBytes } from "../../encoding/concat-bytes.ts";
+import { concatBytes } from "../../../shared/bytes/concat-bytes.ts";
 
 export type GuardOutcome = { ok: true; bytes: Uint8Array; removed: string[] } | { ok: false; detail: string };
 

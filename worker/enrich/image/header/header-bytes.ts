@@ -1,6 +1,7 @@
 import type { RangeByteSource } from "../../../bytes/byte-source.ts";
 import { maxIccProfileBytes } from "../../../config/limits.ts";
-import { ascii, concatBytes, u16be, u32be, u32le } from "../../../bytes/read-bytes.ts";
+import { ascii, u16be, u32be, u32le } from "../../../bytes/read-bytes.ts";
+import { concatBytes } from "../../../../shared/bytes/concat-bytes.ts";
 import { readImageHeader, type ImageHeaderInfo } from "./read-image-header.ts";
 import { isTiff, tiffHeaderBytes } from "./tiff-header.ts";
 
