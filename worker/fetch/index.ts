@@ -1,4 +1,5 @@
-export { safeFetch, toApiError, type FetchPolicy, type SafeResponse } from "./safe-fetch.ts";
+export { safeFetch, type FetchPolicy, type SafeResponse } from "./safe-fetch.ts";
+export { toApiError } from "./fetch-error.ts";
 export { readHead, readCapped } from "./read-body.ts";
 export { createDeadline, type Deadline } from "./deadline.ts";
 export { fetchPolicy } from "./policy.ts";

@@ -1,5 +1,5 @@
 import { errors } from "../errors/api-error.ts";
-import { toApiError } from "./safe-fetch.ts";
+import { toApiError } from "./fetch-error.ts";
 import type { Deadline } from "./deadline.ts";
 import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
 import { budgetOf } from "./origin-budget.ts";

@@ -16,6 +16,7 @@ export type OutboundTransport = "pinned" | "platform";
 import { withOriginSlot } from "./origin-limiter.ts";
 import { redirectRefusal } from "./refusal.ts";
 import { meter, type OriginBudget } from "./origin-budget.ts";
+import { toApiError } from "./fetch-error.ts";
 
 export interface FetchPolicy {
   allowlist: Allowlist;
@@ -110,16 +111,4 @@ function parseTarget(raw: string, base?: URL): URL {
     throw base ? errors.badGateway("The remote server redirected to a URL with credentials.") : errors.invalidUrl("URLs with embedded credentials are not accepted.");
   }
   return url;
-}
-
-/** Maps anything thrown during an exchange to the API's error vocabulary. */
-export function toApiError(err: unknown, signal: AbortSignal, timeoutMs: number): ApiError {
-  if (err instanceof ApiError) return err;
-  if (signal.aborted) return errors.timeout(timeoutMs);
-  const text = String(err).slice(0, 300);
-  // The runtime names a failed handshake in its message; nothing else tells TLS failures apart.
-  if (/tls|ssl|certificate|handshake/i.test(text)) {
-    return errors.badGateway("The TLS handshake with the remote server failed (certificate or protocol).", text, { reason: "tls" });
-  }
-  return errors.badGateway("The remote server could not be reached or sent an invalid response.", text, { reason: "upstream-error" });
 }

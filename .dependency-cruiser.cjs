@@ -1,0 +1,113 @@
+/**
+ * The layer rules (issue 21; docs/architecture.md draws them). Each folder is one layer; a module may import
+ * its own folder and folders listed after its own, never one before it ("up"). Run by `npm run lint:layers`
+ * in `.ci/run`: any import against these rules fails CI. Type-only imports count too (no type cycles).
+ */
+
+/** The Worker's folders, top (entry) to bottom (ground). Folders on one line are peers: neither imports the other. */
+const workerLayers = [
+  ["index.ts"], // entry: the fetch and queue handlers, the Durable Object and container classes
+  ["http", "queue"], // routes and middleware; the queue consumer
+  ["service"], // the API layer above the object: inspect service, edge cache, batch, jobs
+  ["object"], // the Durable Object: wiring, RPC methods, its storage
+  ["stages"], // stage runners: first inspection, page, stream, edge image, oEmbed, revalidation
+  ["dispatch", "webhook"], // runner jobs from the object; webhook deliveries
+  ["record", "jobs"], // the record model stages write through; job records
+  ["manifest", "enrich"], // HLS/DASH parsing; image work, oEmbed client, stored previews
+  ["probe"], // container readers over one bounded byte source
+  ["page"], // HTML head and JSON-LD facts
+  ["bytes", "runner"], // bounded Range reads; the media runner client and pool
+  ["fetch", "rate"], // SSRF-checked outbound fetch; rate checks
+  ["config"], // ground: settings and limits
+  ["errors", "log", "encoding"],
+];
+
+/** The media runner's folders, top to bottom (its root files: server.ts > app.ts > config.ts, errors.ts). */
+const runnerLayers = [
+  ["server.ts"],
+  ["app.ts"],
+  ["http", "pipeline"],
+  ["proxy"],
+  ["media"],
+  ["fetch"],
+  ["config.ts", "errors.ts"],
+];
+
+const escape = (s) => s.replace(/[.]/g, "\\.");
+const pathOf = (root, name) => (name.endsWith(".ts") ? `^${root}/${escape(name)}$` : `^${root}/${name}/`);
+
+/** One rule per layer: nothing in it imports a layer above it, or a peer on its own line. */
+function layerRules(root, layers, label) {
+  const rules = [];
+  layers.forEach((line, i) => {
+    const above = layers.slice(0, i).flat();
+    for (const name of line) {
+      const forbidden = [...above, ...line.filter((peer) => peer !== name)];
+      if (forbidden.length === 0) continue;
+      rules.push({
+        name: `${label}-${name.replace(/\.ts$/, "")}-imports-down`,
+        comment: `${root}/${name} may import only its own folder and the layers below it`,
+        severity: "error",
+        from: { path: pathOf(root, name) },
+        to: { path: forbidden.map((f) => pathOf(root, f)) },
+      });
+    }
+  });
+  // Every file must sit in a declared layer, so a new folder cannot escape the rules unnoticed.
+  rules.push({
+    name: `${label}-folder-declared`,
+    comment: `every module under ${root}/ belongs to a layer named in .dependency-cruiser.cjs`,
+    severity: "error",
+    from: { path: `^${root}/`, pathNot: layers.flat().map((n) => pathOf(root, n)) },
+    to: {},
+  });
+  return rules;
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycle",
+      comment: "no import cycle, type-only imports included",
+      severity: "error",
+      from: { path: "^(worker|shared|media-runner/src)/" },
+      to: { circular: true },
+    },
+    {
+      name: "shared-stands-alone",
+      comment: "shared/ is used by the Worker and the runner and imports neither (nor the team's ../shared)",
+      severity: "error",
+      from: { path: "^shared/" },
+      to: { path: ["^worker/", "^media-runner/", "^test/", "^bench/", "^\\.\\./"] },
+    },
+    {
+      name: "runner-not-worker",
+      comment: "the runner and the Worker meet only through shared/ schemas",
+      severity: "error",
+      from: { path: "^media-runner/src/" },
+      to: { path: "^worker/" },
+    },
+    {
+      name: "worker-not-runner",
+      severity: "error",
+      from: { path: "^worker/" },
+      to: { path: "^media-runner/" },
+    },
+    {
+      name: "product-not-tests",
+      comment: "product code never imports tests, benchmarks or scripts",
+      severity: "error",
+      from: { path: "^(worker|shared|media-runner/src)/" },
+      to: { path: "^(test|bench|scripts)/" },
+    },
+    ...layerRules("worker", workerLayers, "worker"),
+    ...layerRules("media-runner/src", runnerLayers, "runner"),
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)node_modules/|\\.d\\.ts$" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    moduleSystems: ["es6"],
+  },
+};
