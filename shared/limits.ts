@@ -40,3 +40,7 @@ export function originBudgetSpentMessage(kind: keyof OriginBudgetAmounts): strin
     ? `the inspection's origin request budget is spent (inspectionOriginRequestBudget: ${inspectionOriginRequestBudget} requests per inspection, Worker and runner together)`
     : `the inspection's origin byte budget is spent (inspectionOriginByteBudget: ${inspectionOriginByteBudget / 1024 / 1024} MiB per inspection, Worker and runner together)`;
 }
+
+/** A storyboard's most tiles, and its sprite's columns (the schema and the runner's plan both read these). */
+export const storyboardMaxTiles = 100;
+export const storyboardColumns = 10;

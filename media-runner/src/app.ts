@@ -14,7 +14,7 @@ import {
   type RunnerErrorBody,
   type RunnerHealth,
   type RunnerResponse,
-} from "../../shared/schemas/runner.ts";
+} from "../../shared/shapes/runner.ts";
 import { RequestId } from "../../shared/schemas/request-id.ts";
 import type { RunnerConfig } from "./config.ts";
 import { RunnerError, isRunnerError } from "./errors.ts";

@@ -1,4 +1,4 @@
-import type { RunnerErrorCode } from "../../shared/schemas/runner.ts";
+import type { RunnerErrorCode } from "../../shared/shapes/runner.ts";
 
 const statusByCode: Readonly<Record<RunnerErrorCode, number>> = {
   INVALID_PAYLOAD: 400,

@@ -2,7 +2,7 @@
  * How a storyboard samples a video, and its WebVTT thumbnails track: pure functions shared by the runner
  * (which picks the frames) and the Worker (which writes the track next to the sprite).
  */
-import { storyboardColumns, storyboardMaxTiles } from "../schemas/data.ts";
+import { storyboardColumns, storyboardMaxTiles } from "../limits.ts";
 
 /** Tile width in pixels; the height follows the picture's aspect. */
 export const storyboardTileWidth = 160;

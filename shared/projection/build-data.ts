@@ -1,5 +1,5 @@
 import { formatBytes } from "../format/index.ts";
-import type { InspectData } from "../schemas/data.ts";
+import type { InspectData } from "../schemas/inspect-data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import type { StageName } from "../schemas/stages.ts";
 import { registeredStages, stagesInGroup } from "../stages/index.ts";

@@ -1,6 +1,6 @@
 import { compatibility, type PlaybackFacts } from "../media/browser-support.ts";
 import { codecsOf, mimeWithCodecs } from "../media/codec-string.ts";
-import type { InspectData } from "../schemas/data.ts";
+import type { InspectData } from "../schemas/inspect-data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 
 type Playback = NonNullable<InspectData["playback"]>;

@@ -1,5 +1,5 @@
 import type { EmbedResponse, ExpandName, InspectResponse, Profile } from "../schemas/inspect.ts";
-import type { InspectData, NamespaceName } from "../schemas/data.ts";
+import type { InspectData, NamespaceName } from "../schemas/inspect-data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import { buildFullData } from "./build-data.ts";
 import { deriveProcessing, stageErrors } from "./processing.ts";

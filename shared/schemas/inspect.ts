@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { InspectData, namespaceNames } from "./data.ts";
+import { InspectData, namespaceNames } from "./inspect-data.ts";
 import { StageError, StageName } from "./stages.ts";
 
 /** Brief job form, as carried by the inspect 202 answer (SPEC 2.5, 3). Here, not in job.ts: job.ts embeds InspectResponse. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { StageName } from "./stages.ts";
 import { RequestId } from "./request-id.ts";
-import { StreamPreviewPlan } from "./streaming-page.ts";
-import { RunnerBudget } from "./runner.ts";
+import { StreamPreviewPlan } from "../shapes/streaming-page.ts";
+import { RunnerBudget } from "../shapes/runner.ts";
 
 /** A heavy-stage job on the enrichment queue: which resource, which stages, handled by the media runner. */
 export const EnrichMessage = z.object({

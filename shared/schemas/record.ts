@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { MediaCategory, StageName, StageState } from "./stages.ts";
 import { ProviderMatch } from "../providers/provider-match.ts";
-import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, Placeholder, Storyboard, Thumbnail, VideoMetadata, Waveform } from "./data.ts";
-import { Page, PageMedia, Streaming, StreamPreviewPlan } from "./streaming-page.ts";
+import { StageResults } from "../shapes/stage-results.ts";
 
 /** What the Range probe learned about the target (one probe per resource). */
 export const ProbeResult = z.object({
@@ -52,41 +51,6 @@ export const ProviderRecord = ProviderMatch.extend({
 });
 export type ProviderRecord = z.infer<typeof ProviderRecord>;
 
-/** Results written by stages; a missing key with a done stage means the stage produced nothing. */
-export const StageResults = z.object({
-  title: z.string().optional(),
-  oembed: z.record(z.string(), z.unknown()).optional(),
-  embeddable: z.boolean().optional(),
-  embeddableReason: z.string().optional(),
-  image: ImageMetadata.optional(),
-  video: VideoMetadata.optional(),
-  audio: AudioMetadata.optional(),
-  thumbnail: Thumbnail.optional(),
-  placeholder: Placeholder.optional(),
-  dominantColor: z.string().optional(),
-  /** Palette colours (largest first); dominantColor is palette[0].hex. */
-  palette: z.array(PaletteColor).optional(),
-  storyboard: Storyboard.optional(),
-  waveform: Waveform.optional(),
-  /** EBU R128 of the whole audio (written with the waveform; projected into metadata.audio.loudness). */
-  loudness: Loudness.optional(),
-  /** Bytes the media runner pulled from the origin (its last successful run). */
-  runnerBytesFetched: z.number().int().optional(),
-  /** The edge pipeline declined this image (format or size): its previews are the runner's. */
-  edgeRefused: z.string().optional(),
-  /** HLS/DASH manifest facts (written with the metadata stage, inline). */
-  streaming: Streaming.optional(),
-  /** RFC 6381 codecs entries of the file's tracks, video first (written with the metadata stage; projected into playback). */
-  codecs: z.array(z.string()).optional(),
-  /** Where the runner reads a stream's previews from. */
-  streamPreview: StreamPreviewPlan.optional(),
-  /** Web page facts from the head (without the media, which has its own stage). */
-  page: Page.omit({ media: true }).optional(),
-  pageMedia: PageMedia.optional(),
-  /** Media URLs the page names, best first, for the page:media stage. */
-  pageMediaUrls: z.array(z.string()).optional(),
-});
-export type StageResults = z.infer<typeof StageResults>;
 
 /** The canonical record a ResourceObject owns. Everything the API returns is projected from it. */
 export const ResourceRecord = z.object({
@@ -108,3 +72,5 @@ export const ResourceRecord = z.object({
   validatedAt: z.number().optional(),
 });
 export type ResourceRecord = z.infer<typeof ResourceRecord>;
+
+export { StageResults };

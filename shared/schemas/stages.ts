@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { stageNames, stagesFor } from "../stages/registry.ts";
+import { MediaCategory, mediaCategories } from "../shapes/media-category.ts";
 
 /** Enrichment stage names (SPEC 2.1), as the stage registry (shared/stages/registry.ts) declares them. */
 export { stageNames };
 export const StageName = z.enum(stageNames).meta({ id: "StageName" });
 export type StageName = z.infer<typeof StageName>;
 
-export const mediaCategories = ["image", "video", "audio", "embedded", "webpage"] as const;
-export const MediaCategory = z.enum(mediaCategories);
-export type MediaCategory = z.infer<typeof MediaCategory>;
+export { MediaCategory, mediaCategories };
 
 /** Stages registered per media category (SPEC 2.6), derived from the registry: what "complete" means. */
 export const stagesByCategory: Readonly<Record<MediaCategory, readonly StageName[]>> = Object.fromEntries(

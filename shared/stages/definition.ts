@@ -3,10 +3,10 @@
  * one pure function: which categories register it, which engines may run it, the media-runner stage it maps
  * to, how an engine's output becomes record results, and which response fields it fills.
  */
-import type { RunnerMetadata, RunnerStage } from "../schemas/runner.ts";
-import type { Loudness, Placeholder, Storyboard, Thumbnail, Waveform } from "../schemas/data.ts";
-import type { StageResults } from "../schemas/record.ts";
-import type { MediaCategory } from "../schemas/stages.ts";
+import type { RunnerMetadata, RunnerStage } from "../shapes/runner.ts";
+import type { Loudness, Placeholder, Storyboard, Thumbnail, Waveform } from "../shapes/media-data.ts";
+import type { StageResults } from "../shapes/stage-results.ts";
+import type { MediaCategory } from "../shapes/media-category.ts";
 import type { z } from "zod";
 
 /**

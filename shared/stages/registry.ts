@@ -3,8 +3,8 @@
  * beside this one plus one line here; the Worker's state machine, queueing and runner mapping, and the
  * projection's processing state read from this list alone.
  */
-import type { RunnerStage } from "../schemas/runner.ts";
-import type { MediaCategory } from "../schemas/stages.ts";
+import type { RunnerStage } from "../shapes/runner.ts";
+import type { MediaCategory } from "../shapes/media-category.ts";
 import type { StageDefinition, StageEngine, StageGroup } from "./definition.ts";
 import { mediaFormat } from "./media-format.ts";
 import { metadataAudio } from "./metadata-audio.ts";

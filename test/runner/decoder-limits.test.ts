@@ -22,7 +22,7 @@ import type { RunnerError } from "../../media-runner/src/errors.ts";
 import { probe } from "../../media-runner/src/media/ffprobe.ts";
 import { extractFrame } from "../../media-runner/src/media/frame.ts";
 import { limitedCommand, runProcess } from "../../media-runner/src/media/run-process.ts";
-import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { testToken } from "./support/harness.ts";
 import { startOrigin, type Origin } from "./support/origin.ts";
 

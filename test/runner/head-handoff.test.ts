@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
-import { RunnerResponse, type RunnerHead } from "../../shared/schemas/runner.ts";
+import { RunnerResponse, type RunnerHead } from "../../shared/shapes/runner.ts";
 import { processRequest, testApp } from "./support/harness.ts";
 import { startOrigin, type Origin } from "./support/origin.ts";
 

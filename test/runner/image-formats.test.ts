@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { shrinkOnLoadPixels } from "../../media-runner/src/media/limits.ts";
-import { RunnerErrorBody, RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { ensureFormatFixtures, formatFixtures, hugeWebp, scene } from "../support/image-format-fixtures.ts";
 import { processRequest, sharp, testApp } from "./support/harness.ts";
 import { startOrigin, type Origin } from "./support/origin.ts";

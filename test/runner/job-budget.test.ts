@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { inspectionOriginRequestBudget } from "../../shared/limits.ts";
-import { RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { startLoopbackOrigin } from "../support/loopback-origin.ts";
 import { generateStreamFixtures } from "../support/stream-fixtures.ts";
 import { processRequest, testApp } from "./support/harness.ts";

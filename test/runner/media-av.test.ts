@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { RunnerResponse, RunnerErrorBody } from "../../shared/schemas/runner.ts";
+import { RunnerResponse, RunnerErrorBody } from "../../shared/shapes/runner.ts";
 import { decodeThumbnail, ffprobeFile, processRequest, testApp } from "./support/harness.ts";
 
 const origin = inject("runnerOriginUrl");

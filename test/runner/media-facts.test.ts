@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
-import { RunnerResponse, type RunnerRequestInput } from "../../shared/schemas/runner.ts";
+import { RunnerResponse, type RunnerRequestInput } from "../../shared/shapes/runner.ts";
 import { ensureMediaFixtures } from "../support/media-fixtures.ts";
 import { ffprobeReference } from "../support/ffprobe-reference.ts";
 import { decodeThumbnail, processRequest, testApp } from "./support/harness.ts";

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { RunnerErrorBody, RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { decodeThumbnail, processRequest, startAppWithOrigin, testApp } from "./support/harness.ts";
 import type { Origin } from "./support/origin.ts";
 

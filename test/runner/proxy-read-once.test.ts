@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
-import { RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { processRequest, startAppWithOrigin } from "./support/harness.ts";
 import type { Origin } from "./support/origin.ts";
 

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { parseRange } from "../../media-runner/src/proxy/range-header.ts";
 import { processRequest, startAppWithOrigin } from "./support/harness.ts";
 import type { Origin } from "./support/origin.ts";

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { RunnerHealth } from "../../shared/schemas/runner.ts";
+import { RunnerHealth } from "../../shared/shapes/runner.ts";
 import { testToken } from "./support/harness.ts";
 
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { describe, expect, inject, it } from "vitest";
-import { RunnerErrorBody, RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { testToken } from "./support/harness.ts";
 
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;

@@ -7,7 +7,7 @@
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { RunnerErrorBody, RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import type { Resolver } from "../../media-runner/src/fetch/resolver.ts";
 import { processRequest, testApp, testToken } from "./support/harness.ts";
 import { startOrigin, type Origin } from "./support/origin.ts";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { storyboardVtt } from "../../shared/media/storyboard-plan.ts";
-import { RunnerResponse, type RunnerStoryboard } from "../../shared/schemas/runner.ts";
+import { RunnerResponse, type RunnerStoryboard } from "../../shared/shapes/runner.ts";
 import { processRequest, sharp, testApp } from "./support/harness.ts";
 import { startOrigin, type Origin } from "./support/origin.ts";
 import { parseVtt } from "../support/vtt.ts";

@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Streaming } from "../../shared/schemas/streaming-page.ts";
+import { Streaming } from "../../shared/shapes/streaming-page.ts";
 import { inspectManifest, recognizeManifest, type FetchedManifest } from "../../worker/manifest/index.ts";
 import { generateStreamFixtures, streams, streamSeconds } from "../support/stream-fixtures.ts";
 

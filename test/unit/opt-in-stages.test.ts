@@ -2,7 +2,7 @@
 // the record and stay part of it: processing counts them for every profile, and the projection shows them.
 import { describe, expect, it } from "vitest";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { InspectQuery } from "../../shared/schemas/inspect.ts";
 import { registeredStages, stagesFor } from "../../shared/stages/index.ts";
 import { deriveProcessing, project } from "../../shared/projection/index.ts";

@@ -1,6 +1,6 @@
 /** Page facts from collected head elements: order of trust, absolute URLs, JSON-LD bounds and the media named. */
 import { describe, expect, it } from "vitest";
-import { Page } from "../../shared/schemas/streaming-page.ts";
+import { Page } from "../../shared/shapes/streaming-page.ts";
 import { HeadCollector, pageFacts, type HeadElements } from "../../worker/page/index.ts";
 import { maxHeadMetas, maxJsonLdBytes } from "../../worker/page/head-elements.ts";
 import { maxJsonLdNodes, readJsonLd } from "../../worker/page/json-ld.ts";

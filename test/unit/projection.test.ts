@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deriveProcessing, project, type ProjectionOptions } from "../../shared/projection/index.ts";
-import { namespaceNames, type NamespaceName } from "../../shared/schemas/data.ts";
+import { namespaceNames, type NamespaceName } from "../../shared/schemas/inspect-data.ts";
 import { InspectResponse, type ExpandName } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { stagesByCategory, type StageName } from "../../shared/schemas/stages.ts";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ResourceRecord } from "../../shared/schemas/record.ts";
 import { StageName, mediaCategories, stagesByCategory } from "../../shared/schemas/stages.ts";
-import { RunnerResponse } from "../../shared/schemas/runner.ts";
+import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { runnerStagesOf, stageDefinition, stageRegistry, stagesFor, stagesInGroup } from "../../shared/stages/index.ts";
 import { deriveProcessing, project } from "../../shared/projection/index.ts";
 import { createRecord } from "../../worker/record/create-record.ts";

@@ -6,7 +6,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { getConfig } from "../../worker/config/config.ts";
 import { markUnhealthy, rankTargets, sendToRunners } from "../../worker/runner/runner-pool.ts";
-import { runnerHealthPath } from "../../shared/schemas/runner.ts";
+import { runnerHealthPath } from "../../shared/shapes/runner.ts";
 
 const targets = ["a", "b", "c", "d"].map((id) => ({ id: `http://runner-${id}:8788` }));
 

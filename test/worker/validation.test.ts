@@ -8,7 +8,7 @@ import { onError } from "../../worker/http/error-handling.ts";
 import type { AppEnv } from "../../worker/http/app-env.ts";
 import { maxRequestBodyBytes } from "../../worker/http/json-body.ts";
 import { ErrorBody } from "../../shared/schemas/error.ts";
-import { namespaceNames } from "../../shared/schemas/data.ts";
+import { namespaceNames } from "../../shared/schemas/inspect-data.ts";
 import { expandNames, profiles } from "../../shared/schemas/inspect.ts";
 import { inspect, origin } from "./helpers.ts";
 

@@ -16,7 +16,7 @@
 import type { Config } from "../config/config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import type { RunnerHead } from "../../shared/schemas/runner.ts";
+import type { RunnerHead } from "../../shared/shapes/runner.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
 import { DispatchLedger, type DispatchVia } from "./dispatch-ledger.ts";
 import { decideRetry } from "./retry-policy.ts";

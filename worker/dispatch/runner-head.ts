@@ -4,7 +4,7 @@
  * the origin's first answer shows the same file; the validators sent here are what the edge saw.
  */
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { RunnerHead, runnerHeadMaxBytes } from "../../shared/schemas/runner.ts";
+import { RunnerHead, runnerHeadMaxBytes } from "../../shared/shapes/runner.ts";
 import { bytesToBase64 } from "../encoding/base64.ts";
 
 /** The hand-over for this record's probe bytes, or undefined when the runner could not use them. */

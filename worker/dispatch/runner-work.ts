@@ -10,7 +10,7 @@ import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts"
 import { storeStoryboard } from "./storyboard-store.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
-import type { RunnerHead } from "../../shared/schemas/runner.ts";
+import type { RunnerHead } from "../../shared/shapes/runner.ts";
 
 export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "budget">;
 

@@ -4,8 +4,8 @@
  * always matches the sprite it points into.
  */
 import { storyboardVtt } from "../../shared/media/storyboard-plan.ts";
-import type { Storyboard } from "../../shared/schemas/data.ts";
-import type { RunnerStoryboard } from "../../shared/schemas/runner.ts";
+import type { Storyboard } from "../../shared/shapes/media-data.ts";
+import type { RunnerStoryboard } from "../../shared/shapes/runner.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import { storyboardSpriteKey, storyboardVttKey, storyboardVttPath, thumbnailPath } from "../enrich/thumbnail-store.ts";
 import type { z } from "zod";

@@ -6,7 +6,7 @@
  * video Representation is built, from a copy trimmed to one segment.
  */
 import { inheritAttributes, stringToMpdXml, toPlaylists, type MpdElement, type MpdRepresentationInfo } from "mpd-parser";
-import type { StreamingAudio, StreamingSubtitle, StreamingVariant } from "../../shared/schemas/streaming-page.ts";
+import type { StreamingAudio, StreamingSubtitle, StreamingVariant } from "../../shared/shapes/streaming-page.ts";
 import { ManifestError } from "./manifest-error.ts";
 import { maxDashAdaptationSets, maxDashBaseUrls, maxDashPeriods, maxDashXmlDepth, maxRenditions, maxVariants } from "./limits.ts";
 import { resolveUri } from "./resolve-uri.ts";

@@ -4,7 +4,7 @@
  * URI against the playlist's own URL. A master lists variants and renditions; a media playlist lists segments.
  */
 import { Parser, type M3u8Manifest, type M3u8Playlist } from "m3u8-parser";
-import type { StreamingAudio, StreamingSubtitle, StreamingVariant } from "../../shared/schemas/streaming-page.ts";
+import type { StreamingAudio, StreamingSubtitle, StreamingVariant } from "../../shared/shapes/streaming-page.ts";
 import { ManifestError } from "./manifest-error.ts";
 import { scanHlsText, type HlsKey } from "./hls-scan.ts";
 import { resolveUri } from "./resolve-uri.ts";

@@ -4,7 +4,7 @@
  * share it) and whose first segment the previews. Never a segment. Fetching is the caller's (SSRF checks, byte cap,
  * deadline), so this module stays pure and testable.
  */
-import type { Streaming } from "../../shared/schemas/streaming-page.ts";
+import type { Streaming } from "../../shared/shapes/streaming-page.ts";
 import { firstDashSegment, parseDash } from "./dash.ts";
 import { parseHls, type HlsMaster, type HlsMedia } from "./hls.ts";
 import type { HlsKey } from "./hls-scan.ts";

@@ -4,7 +4,7 @@
  * provider's embed; anything else is a direct file or manifest to inspect as its own resource.
  */
 import { detectProvider } from "../../shared/providers/index.ts";
-import type { PageEmbed } from "../../shared/schemas/streaming-page.ts";
+import type { PageEmbed } from "../../shared/shapes/streaming-page.ts";
 import type { HeadElements } from "./head-elements.ts";
 import type { JsonLdFacts } from "./json-ld.ts";
 import { absoluteHttpUrl } from "./absolute-url.ts";

@@ -2,7 +2,7 @@
  * `data.page` from a page's head: OpenGraph, then Twitter cards, then JSON-LD, then plain HTML, in that order of
  * trust (the page's own social metadata is what its authors curate; <title> often carries site chrome).
  */
-import type { Page } from "../../shared/schemas/streaming-page.ts";
+import type { Page } from "../../shared/shapes/streaming-page.ts";
 import { absoluteHttpUrl } from "./absolute-url.ts";
 import type { HeadElements } from "./head-elements.ts";
 import { readJsonLd } from "./json-ld.ts";

@@ -1,6 +1,6 @@
 import { parseFromTokenizer, type IFormat } from "music-metadata";
 import { formatBitrate, formatDuration } from "../../shared/format/index.ts";
-import type { AudioMetadata, VideoMetadata } from "../../shared/schemas/data.ts";
+import type { AudioMetadata, VideoMetadata } from "../../shared/shapes/media-data.ts";
 import { readAsfHeader } from "./asf-streams.ts";
 import { readMpegPsStreams } from "./mpegps-streams.ts";
 import { readMpegTsStreams } from "./mpegts-streams.ts";
@@ -14,7 +14,7 @@ import { matroskaDurationFromTail, mp3DurationByFrames, oggDurationFromTail } fr
 import type { z } from "zod";
 import { codecString } from "../../shared/media/codec-string.ts";
 import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
-import type { FactSources } from "../../shared/schemas/data.ts";
+import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 import { readAc3 } from "./ac3-frames.ts";
 import { readAdts } from "./adts-frames.ts";

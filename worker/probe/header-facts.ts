@@ -1,4 +1,4 @@
-import type { FactSource } from "../../shared/schemas/data.ts";
+import type { FactSource } from "../../shared/shapes/media-data.ts";
 import type { z } from "zod";
 
 /** What a container-specific header reader (AC-3, ADTS, RF64, FLV, AVI) found, in one shape for the edge. */

@@ -1,4 +1,4 @@
-import type { RunnerResponse, RunnerStage } from "../../shared/schemas/runner.ts";
+import type { RunnerResponse, RunnerStage } from "../../shared/shapes/runner.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { runnerStagesOf, stageDefinition, type EngineOutput } from "../../shared/stages/index.ts";

@@ -9,7 +9,7 @@
 import type { ResourceRecord, StageRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory, StageName } from "../../shared/schemas/stages.ts";
 import { optInStages, registeredStages, stageDefinition, stagesFor, type EngineOutput } from "../../shared/stages/index.ts";
-import type { RunnerStage } from "../../shared/schemas/runner.ts";
+import type { RunnerStage } from "../../shared/shapes/runner.ts";
 
 type Engine = NonNullable<StageRecord["engine"]>;
 

@@ -2,7 +2,7 @@ import type { Config } from "../config/config.ts";
 import { sendToRunners } from "./runner-pool.ts";
 import {
   RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult,
-} from "../../shared/schemas/runner.ts";
+} from "../../shared/shapes/runner.ts";
 
 /** A runner failure, classified: permanent ones end the stages as failed, transient ones are retried. */
 export class RunnerError extends Error {

@@ -8,7 +8,7 @@
  */
 import { getContainer } from "@cloudflare/containers";
 import { runnerUrlList, type Config } from "../config/config.ts";
-import { runnerHealthPath } from "../../shared/schemas/runner.ts";
+import { runnerHealthPath } from "../../shared/shapes/runner.ts";
 
 export interface RunnerTarget {
   /** Stable name: the base URL, or `container:<n>`. */

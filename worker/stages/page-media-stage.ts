@@ -3,7 +3,7 @@
  * resource's Durable Object: same SSRF checks, same cache), reported as `data.page.media`. The page's og:image
  * gets its dimensions the same way when the page does not declare them.
  */
-import type { PageMedia } from "../../shared/schemas/streaming-page.ts";
+import type { PageMedia } from "../../shared/shapes/streaming-page.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { finishStage, pendingStages } from "../record/stage-state.ts";
 

@@ -6,7 +6,7 @@
  * stills go through libheif's heif-convert (heif-decode.ts). Each source is converted once per job.
  */
 import sharp, { type Metadata, type SharpOptions } from "sharp";
-import type { RunnerMetadata } from "../../../shared/schemas/runner.ts";
+import type { RunnerMetadata } from "../../../shared/shapes/runner.ts";
 import { formatDuration } from "../../../shared/format/index.ts";
 import { readFile } from "node:fs/promises";
 import { extraImageFormatOf, type ExtraImageFormat } from "../../../shared/media/image-signatures.ts";

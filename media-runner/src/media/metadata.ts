@@ -1,6 +1,6 @@
 /** Maps ffprobe's output to the API's metadata shapes (SPEC 2.2). */
 import { formatBitrate, formatDuration } from "../../../shared/format/index.ts";
-import type { RunnerMetadata } from "../../../shared/schemas/runner.ts";
+import type { RunnerMetadata } from "../../../shared/shapes/runner.ts";
 import { frameRate, positive, type FfprobeOutput, type FfprobeStream } from "./ffprobe.ts";
 import { codecString } from "../../../shared/media/codec-string.ts";
 import { codecConfigFromFfprobe } from "../../../shared/media/ffprobe-codec.ts";

@@ -6,7 +6,7 @@
 import { encode as encodeBlurhash } from "blurhash";
 import sharp, { type SharpOptions } from "sharp";
 import { type Palette, quantizePalette } from "../../../shared/media/palette.ts";
-import type { RunnerThumbnail } from "../../../shared/schemas/runner.ts";
+import type { RunnerThumbnail } from "../../../shared/shapes/runner.ts";
 
 export interface Raster {
   data: Buffer;

@@ -6,7 +6,7 @@
  */
 import sharp from "sharp";
 import { storyboardPlan, storyboardTileHeight, storyboardTileWidth } from "../../../shared/media/storyboard-plan.ts";
-import type { RunnerStoryboard } from "../../../shared/schemas/runner.ts";
+import type { RunnerStoryboard } from "../../../shared/shapes/runner.ts";
 import { RunnerError } from "../errors.ts";
 import { extractFrame, type FrameOptions } from "./frame.ts";
 

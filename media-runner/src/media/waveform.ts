@@ -4,8 +4,8 @@
  * stdout; the peaks are the largest |sample| per bucket. The PCM rate is chosen from the duration so the
  * output never exceeds waveformMaxPcmBytes, whatever the file's length.
  */
-import { waveformMaxPeaks, waveformMinPeaks } from "../../../shared/schemas/data.ts";
-import type { RunnerResponse } from "../../../shared/schemas/runner.ts";
+import { waveformMaxPeaks, waveformMinPeaks } from "../../../shared/shapes/media-data.ts";
+import type { RunnerResponse } from "../../../shared/shapes/runner.ts";
 import { RunnerError } from "../errors.ts";
 import { engineDiagnostics, ffmpegOutputBoundArgs, safeInputArgs } from "./engine-args.ts";
 import { runProcess } from "./run-process.ts";

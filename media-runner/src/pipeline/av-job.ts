@@ -3,7 +3,7 @@
  * Metadata and previews end independently: a file whose frame cannot be decoded still reports what ffprobe
  * read. The streams decide what the file is (`detected`), whatever category the request assumed.
  */
-import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
+import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import { RunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { extractFrame, representativeTime } from "../media/frame.ts";

@@ -2,7 +2,7 @@
 import type { Dispatcher } from "undici";
 import type { RunnerConfig } from "../config.ts";
 import { RemoteSource, defaultSourceLimits, type SourceSeed } from "../fetch/remote-source.ts";
-import type { RunnerHead } from "../../../shared/schemas/runner.ts";
+import type { RunnerHead } from "../../../shared/shapes/runner.ts";
 import type { Binaries } from "../media/binaries.ts";
 import type { RangeProxy } from "../proxy/range-proxy.ts";
 

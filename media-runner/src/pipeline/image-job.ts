@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import sharp from "sharp";
-import type { RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
+import type { RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { decodeImage, decoderOf, fitsDecodeLimit, openImage, readImageMetadata, toImageMetadata, type ImageSource } from "../media/image-decode.ts";

@@ -3,7 +3,7 @@
  * ends on its own: a picture that cannot be decoded fails the previews with a reason, never the metadata,
  * and one preview failing leaves the others.
  */
-import type { RunnerRequest, RunnerResponse, RunnerStage, RunnerStageOutcome } from "../../../shared/schemas/runner.ts";
+import type { RunnerRequest, RunnerResponse, RunnerStage, RunnerStageOutcome } from "../../../shared/shapes/runner.ts";
 import { paletteOf, placeholderOf, thumbnailOf, type Raster } from "../media/previews.ts";
 import type { Timings } from "./context.ts";
 import { isRunnerError } from "../errors.ts";

@@ -1,5 +1,5 @@
 /** One request, start to end: open the source (SSRF checks, size cap), then the category's pipeline. */
-import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
+import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { runAvJob } from "./av-job.ts";
 import { Timings, newSource, seedOf, type JobContext } from "./context.ts";

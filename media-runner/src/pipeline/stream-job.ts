@@ -4,7 +4,7 @@
  * playlist cut to its first segment (its key and init section come with it), for DASH a one-segment playlist
  * written here around the init and media segments. Every URL it opens is a proxy URL, checked like any source.
  */
-import type { RunnerRequest, RunnerResponse, StreamPreviewPlanInput } from "../../../shared/schemas/runner.ts";
+import type { RunnerRequest, RunnerResponse, StreamPreviewPlanInput } from "../../../shared/shapes/runner.ts";
 import { RunnerError } from "../errors.ts";
 import { extractFrame } from "../media/frame.ts";
 import { decodeToRaster } from "../media/previews.ts";

@@ -3,7 +3,7 @@
  * Range) and the waveform and loudness of audio (the whole audio, within the size cap and the job's
  * deadline). Each ends on its own, like the previews: failing one never fails the metadata.
  */
-import type { RunnerRequest, RunnerResponse } from "../../../shared/schemas/runner.ts";
+import type { RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import type { FfprobeOutput, FfprobeStream } from "../media/ffprobe.ts";
 import { durationSeconds, toVideoMetadata } from "../media/metadata.ts";
 import { buildStoryboard } from "../media/storyboard.ts";

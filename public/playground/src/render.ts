@@ -1,7 +1,7 @@
 /** Builds the result card and panels from API answers. Everything from an answer goes in as text. */
 import { decode as decodeBlurhash, isBlurhashValid } from "blurhash";
 import type { EmbedResponse, InspectResponse } from "../../../shared/schemas/inspect.ts";
-import type { InspectData } from "../../../shared/schemas/data.ts";
+import type { InspectData } from "../../../shared/schemas/inspect-data.ts";
 import type { Exchange } from "./api.ts";
 import { append, byId, clear, h, hexColor, isSameOrigin, safeUrl } from "./dom.ts";
 import { verdicts } from "./verdicts.ts";

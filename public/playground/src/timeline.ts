@@ -2,7 +2,7 @@
  * The opt-in timeline previews: a hover scrubber over the video from its storyboard sprite (the tile under
  * the pointer, as the WebVTT track maps it), and the waveform under the audio player, drawn on a canvas.
  */
-import type { InspectData } from "../../../shared/schemas/data.ts";
+import type { InspectData } from "../../../shared/schemas/inspect-data.ts";
 import { h, isSameOrigin, safeUrl } from "./dom.ts";
 
 type Storyboard = NonNullable<NonNullable<InspectData["preview"]>["storyboard"]>;

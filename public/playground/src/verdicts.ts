@@ -1,4 +1,4 @@
-import type { InspectData } from "../../../shared/schemas/data.ts";
+import type { InspectData } from "../../../shared/schemas/inspect-data.ts";
 import { h } from "./dom.ts";
 
 type Compatibility = NonNullable<NonNullable<InspectData["playback"]>["compatibility"]>;

@@ -6,7 +6,7 @@ import { buildApp, type RunnerApp } from "../../../media-runner/src/app.ts";
 import { loadConfig, type RunnerConfig } from "../../../media-runner/src/config.ts";
 import type { Resolver } from "../../../media-runner/src/fetch/resolver.ts";
 import { findBinaries } from "../../../media-runner/src/media/binaries.ts";
-import type { RunnerRequestInput } from "../../../shared/schemas/runner.ts";
+import type { RunnerRequestInput } from "../../../shared/shapes/runner.ts";
 import { inject } from "vitest";
 import { startOrigin, type Origin } from "./origin.ts";
 

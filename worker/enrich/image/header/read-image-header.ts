@@ -7,7 +7,7 @@ import { webpColorFacts } from "./webp-facts.ts";
 import { bmpColorFacts, heifColorFacts, icoColorFacts, jxlColorFacts, svgColorFacts, tiffColorFacts } from "./more-formats.ts";
 import { animationFacts, type AnimationFacts } from "./animation-facts.ts";
 import { formatDuration } from "../../../../shared/format/index.ts";
-import type { ImageMetadata } from "../../../../shared/schemas/data.ts";
+import type { ImageMetadata } from "../../../../shared/shapes/media-data.ts";
 import type { z } from "zod";
 
 /** Facts readable from an image's header bytes alone. */

@@ -4,7 +4,7 @@
  * ones of the public API (SPEC 2.2), imported so that both sides cannot drift.
  */
 import { z } from "zod";
-import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./data.ts";
+import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./media-data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
 import { inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
 import { maxCodecEntries, maxCodecEntryLength } from "../media/codec-string.ts";

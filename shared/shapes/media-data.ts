@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { Page, RequiresMse, Streaming } from "./streaming-page.ts";
-import { StageError } from "./stages.ts";
+import { RequiresMse, Streaming } from "./streaming-page.ts";
 import { browsers } from "../media/browser-support.ts";
+import { storyboardColumns, storyboardMaxTiles } from "../limits.ts";
 
 // Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
 // unsupported for the category (SPEC 2.3). Empty objects never appear.
@@ -168,8 +168,7 @@ export const Palette = z.object({
 });
 
 /** Most tiles in one storyboard sprite, and its grid width (the sprite is at most this many tiles wide). */
-export const storyboardMaxTiles = 100;
-export const storyboardColumns = 10;
+export { storyboardColumns, storyboardMaxTiles };
 export const Storyboard = z.object({
   url: z.string().meta({ description: "Service-relative path of the sprite (WebP): tiles left to right, top to bottom" }),
   vtt: z.string().meta({ description: "Service-relative path of the WebVTT thumbnails track (cues point into the sprite with #xywh=)" }),
@@ -210,49 +209,3 @@ export const ProviderData = z
     embeddable: z.boolean().optional(),
   })
   .meta({ description: "Provider-native data (standard and full only)" }).meta({ id: "ProviderData" });
-
-export const StageDiagnostics = z.object({
-  state: z.enum(["pending", "done", "failed"]),
-  engine: z.enum(["edge", "runner", "provider"]).optional().meta({ description: "Where the stage ran" }),
-  durationMs: z.number().int().optional(),
-  error: z.string().optional().meta({ description: "Why the stage failed (or the last transient error while it retries)" }),
-});
-
-export const Diagnostics = z.object({
-  timings: z.record(z.string(), z.number().int()).meta({ description: "Milliseconds: total, semantic, mediaFormat, preview, ..." }),
-  bytesPulled: z.number().int().nonnegative().optional()
-    .meta({ description: "Body bytes the whole inspection pulled from the origin, at the edge and in the media runner together" }),
-  requests: z.number().int().nonnegative().optional()
-    .meta({ description: "HTTP requests the whole inspection made to the origin (edge and runner); each redirect hop is one more, counted in redirects" }),
-  redirects: z.number().int().nonnegative().optional()
-    .meta({ description: "Redirect hops followed, edge and runner together" }),
-  stageErrors: z.array(StageError).optional()
-    .meta({ description: "Why each stage in processing.failedStages failed. Present only when a stage failed." }),
-  stages: z.record(z.string(), StageDiagnostics).optional().meta({ description: "Per registered stage: state, engine, time, failure reason" }),
-  bytesFetched: z.object({
-    worker: z.number().int().nonnegative().meta({ description: "Bytes the Worker pulled from the origin while probing" }),
-    runner: z.number().int().nonnegative().optional().meta({ description: "Bytes the media runner pulled from the origin" }),
-  }).optional(),
-}).meta({ id: "Diagnostics" });
-
-export const Network = z.object({
-  headers: z.record(z.string(), z.string()).meta({ description: "Final hop response headers (set-cookie removed)" }),
-}).meta({ id: "Network" });
-
-export const InspectData = z.object({
-  identity: Identity.optional(),
-  semantic: Semantic.optional(),
-  provider: Provider.optional(),
-  playback: Playback.optional(),
-  metadata: Metadata.optional(),
-  preview: Preview.optional(),
-  providerData: ProviderData.optional(),
-  diagnostics: Diagnostics.optional(),
-  network: Network.optional(),
-  page: Page.optional(),
-}).meta({ id: "InspectData" });
-export type InspectData = z.infer<typeof InspectData>;
-
-/** Namespaces a caller may name in `fields`. */
-export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics", "page"] as const;
-export type NamespaceName = (typeof namespaceNames)[number];
