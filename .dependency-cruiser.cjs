@@ -33,6 +33,16 @@ const runnerLayers = [
   ["config.ts", "errors.ts"],
 ];
 
+/** shared/: the answer's projection on top, the stage registry in the middle, leaf shapes and helpers below. */
+const sharedLayers = [
+  ["projection"], // record -> answer (fields, processing, playback codecs)
+  ["schemas"], // the API's and the record's zod schemas (StageName comes from the registry)
+  ["stages", "providers"], // the stage registry; provider URL patterns
+  ["shapes"], // leaf schemas: media facts, streaming/page, the runner's wire format, stage results
+  ["media", "net", "format", "bytes"], // codec strings, browser support, address policy, formatting, byte helpers
+  ["limits.ts"],
+];
+
 const escape = (s) => s.replace(/[.]/g, "\\.");
 const pathOf = (root, name) => (name.endsWith(".ts") ? `^${root}/${escape(name)}$` : `^${root}/${name}/`);
 
@@ -60,6 +70,13 @@ function layerRules(root, layers, label) {
     severity: "error",
     from: { path: `^${root}/`, pathNot: layers.flat().map((n) => pathOf(root, n)) },
     to: {},
+  });
+  rules.push({
+    name: `${label}-import-into-declared-folder`,
+    comment: `imports reach only modules of ${root}/ that belong to a declared layer`,
+    severity: "error",
+    from: {},
+    to: { path: `^${root}/`, pathNot: layers.flat().map((n) => pathOf(root, n)) },
   });
   return rules;
 }
@@ -102,6 +119,7 @@ module.exports = {
     },
     ...layerRules("worker", workerLayers, "worker"),
     ...layerRules("media-runner/src", runnerLayers, "runner"),
+    ...layerRules("shared", sharedLayers, "shared"),
   ],
   options: {
     doNotFollow: { path: "node_modules" },
