@@ -5,9 +5,9 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { errors } from "../errors/api-error.ts";
-import type { IdempotencyClaim } from "../object/idempotency-store.ts";
 import type { AppEnv } from "./app-env.ts";
 import { clientKey } from "./rate-limit.ts";
+import { resourceByName } from "../object/resource-rpc.ts";
 
 /** How long a key is remembered. */
 export const idempotencyTtlSeconds = 24 * 60 * 60;
@@ -39,8 +39,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   // The request as sent: path, query and body (the body limit has already bounded it).
   const url = new URL(c.req.url);
   const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}?${url.searchParams}\n${await c.req.raw.clone().text()}`);
-  const stub = c.env.RESOURCE.get(c.env.RESOURCE.idFromName(`idempotency:${clientKey(c.req.raw)}:${key}`));
-  const claim = (await stub.claimIdempotency(fingerprint, idempotencyTtlSeconds * 1000)) as unknown as IdempotencyClaim;
+  const stub = resourceByName(c.env, `idempotency:${clientKey(c.req.raw)}:${key}`);
+  const claim = await stub.claimIdempotency(fingerprint, idempotencyTtlSeconds * 1000);
   if (claim.state === "conflict") throw errors.idempotencyKeyReused();
   if (claim.state === "replay") {
     const headers = new Headers(claim.answer.headers);

@@ -27,6 +27,7 @@ import { IdempotencyStore, type IdempotencyClaim, type IdempotentAnswer } from "
 import { errorField, logEvent } from "../log/event-log.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "../record/runner-results.ts";
+import { inspectAt } from "./resource-rpc.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
 import { failStages, isComplete, markQueued, markStarted, noteRetry, pendingStages, registerOptIn, stillPending, unmarkQueued } from "../record/stage-state.ts";
 
@@ -290,12 +291,11 @@ export class ResourceObject extends DurableObject<Env> {
     const match = detectProvider(url);
     const normalizedUrl = match ? match.canonicalUrl : normalizeUrl(url);
     if (normalizedUrl === self) return { ok: false, reason: "the page names itself" };
-    const stub = this.env.RESOURCE.get(this.env.RESOURCE.idFromName(normalizedUrl));
     let reply: InspectReply;
     try {
-      reply = (await stub.inspect({
+      reply = await inspectAt(this.env, normalizedUrl, {
         key: await resourceKey(normalizedUrl), url: url.href, normalizedUrl, profile, nested: true, ...(match ? { provider: match } : {}),
-      })) as unknown as InspectReply;
+      });
     } catch (err) {
       // The other object failing (reset, overload) fails this stage, not the page.
       return { ok: false, reason: `INTERNAL_ERROR: the named media could not be inspected (${String(err).slice(0, 80)})` };

@@ -3,6 +3,7 @@ import { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { performRunnerWork } from "../dispatch/runner-work.ts";
 import { decideRetry } from "../dispatch/retry-policy.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
+import { resourceByName } from "../object/resource-rpc.ts";
 
 /**
  * Queue consumer for heavy stages, the durable retry path of runner work (the resource's object calls the
@@ -32,7 +33,7 @@ async function handleMessage(message: Message<unknown>, env: Env, config: Config
     return;
   }
   const job = parsed.data;
-  const stub = env.RESOURCE.get(env.RESOURCE.idFromName(job.resourceName));
+  const stub = resourceByName(env, job.resourceName);
   try {
     const stages = await stub.stillPending(job.stages);
     if (stages.length === 0) {

@@ -4,6 +4,7 @@ import type { InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { JobReply } from "../object/resource-object.ts";
 import { objectIdOfJob } from "../jobs/job-id.ts";
 import { ApiError } from "../errors/api-error.ts";
+import { resourceById } from "../object/resource-rpc.ts";
 
 const notFound = (id: string) =>
   new ApiError(404, "JOB_NOT_FOUND", `No job with id ${JSON.stringify(id.slice(0, 200))} (unknown, expired or malformed).`);
@@ -12,13 +13,13 @@ const notFound = (id: string) =>
 export async function getJob(env: Env, id: string, baseUrl?: string): Promise<JobResource> {
   const objectId = objectIdOfJob(id);
   if (!objectId) throw notFound(id);
-  let durableId: DurableObjectId;
+  let stub: ReturnType<typeof resourceById>;
   try {
-    durableId = env.RESOURCE.idFromString(objectId);
+    stub = resourceById(env, objectId);
   } catch {
     throw notFound(id);
   }
-  const reply = (await env.RESOURCE.get(durableId).getJob(id)) as unknown as JobReply;
+  const reply: JobReply = await stub.getJob(id);
   if (!reply.found) throw notFound(id);
   const data =
     (reply.job.status === "completed" || reply.job.status === "failed") && reply.record
