@@ -27,45 +27,11 @@ import { IdempotencyStore, type IdempotencyClaim, type IdempotentAnswer } from "
 import { errorField, logEvent } from "../log/event-log.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "../record/runner-results.ts";
-import { inspectAt } from "./resource-rpc.ts";
+import { inspectAt, type InspectCall, type InspectReply, type JobReply, type PublicError, type Revalidation } from "./resource-rpc.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
 import { failStages, isComplete, markQueued, markStarted, noteRetry, pendingStages, registerOptIn, stillPending, unmarkQueued } from "../record/stage-state.ts";
 
-export interface InspectCall {
-  key: string;
-  url: string;
-  normalizedUrl: string;
-  provider?: ProviderRecord;
-  profile: Profile;
-  webhookUrl?: string;
-  /** The caller's own URL, kept with its job only (issue 15, finding 5). */
-  callerUrl?: string;
-  /** Inspected because a page names it: its own page:media stage does not run (no page-to-page chains). */
-  nested?: boolean;
-  /** The X-Request-Id of the inspection: runner work it starts, and this object's log lines about it, carry it. */
-  requestId?: string;
-  /** `expand` values that register opt-in stages (storyboard, waveform) on the record. */
-  optIn?: string[];
-  /** The caller's maxAge (seconds): an older record is revalidated with the origin first (issue 25 item 2). */
-  maxAge?: number;
-}
-
-/** A revalidation with the origin happened for this answer: what the origin answered (304: the record stands). */
-export interface Revalidation {
-  upstreamStatus?: number;
-}
-
-export type PublicError = PublicErrorFields;
-export type InspectReply =
-  | {
-    ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" };
-    revalidation?: Revalidation;
-  }
-  // rememberedUntil: the object answers this same error until then (ERROR_TTL_SECONDS), so the edge may too;
-  // repeated: it was remembered before this call (a caller is retrying), not just now.
-  | { ok: false; error: PublicError; rememberedUntil?: number; repeated?: boolean };
 type CurrentRecord = { record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; revalidation?: Revalidation };
-export type JobReply = { found: false } | { found: true; job: JobResource["job"]; record?: ResourceRecord };
 
 /**
  * One object per resource (named by the normalised URL). Owns the canonical record and its jobs in SQLite;

@@ -1,4 +1,45 @@
-import type { InspectCall, InspectReply } from "./resource-object.ts";
+import type { Profile } from "../../shared/schemas/inspect.ts";
+import type { JobResource } from "../../shared/schemas/job.ts";
+import type { ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
+import type { PublicErrorFields } from "../errors/api-error.ts";
+
+/** The RPC contract of a Resource object: what callers send and what it answers (errors cross as values). */
+
+
+export interface InspectCall {
+  key: string;
+  url: string;
+  normalizedUrl: string;
+  provider?: ProviderRecord;
+  profile: Profile;
+  webhookUrl?: string;
+  /** The caller's own URL, kept with its job only (issue 15, finding 5). */
+  callerUrl?: string;
+  /** Inspected because a page names it: its own page:media stage does not run (no page-to-page chains). */
+  nested?: boolean;
+  /** The X-Request-Id of the inspection: runner work it starts, and this object's log lines about it, carry it. */
+  requestId?: string;
+  /** `expand` values that register opt-in stages (storyboard, waveform) on the record. */
+  optIn?: string[];
+  /** The caller's maxAge (seconds): an older record is revalidated with the origin first (issue 25 item 2). */
+  maxAge?: number;
+}
+
+/** A revalidation with the origin happened for this answer: what the origin answered (304: the record stands). */
+export interface Revalidation {
+  upstreamStatus?: number;
+}
+
+export type PublicError = PublicErrorFields;
+export type InspectReply =
+  | {
+    ok: true; record: ResourceRecord; responseSource: "fresh" | "cache" | "inflight"; job?: { id: string; status: "processing" | "complete" };
+    revalidation?: Revalidation;
+  }
+  // rememberedUntil: the object answers this same error until then (ERROR_TTL_SECONDS), so the edge may too;
+  // repeated: it was remembered before this call (a caller is retrying), not just now.
+  | { ok: false; error: PublicError; rememberedUntil?: number; repeated?: boolean };
+export type JobReply = { found: false } | { found: true; job: JobResource["job"]; record?: ResourceRecord };
 
 /**
  * The one place a Resource Durable Object is addressed. Stubs are typed by the object's class (wrangler

@@ -3,7 +3,7 @@ import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { apiErrorFrom, errors } from "../errors/api-error.ts";
-import type { Revalidation } from "../object/resource-object.ts";
+import type { Revalidation } from "../object/resource-rpc.ts";
 import { tooOldFor } from "../stages/freshness.ts";
 import { getConfig, type Config } from "../config/config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";

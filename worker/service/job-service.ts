@@ -1,7 +1,7 @@
 import { project } from "../../shared/projection/index.ts";
 import type { JobResource } from "../../shared/schemas/job.ts";
 import type { InspectResponse } from "../../shared/schemas/inspect.ts";
-import type { JobReply } from "../object/resource-object.ts";
+import type { JobReply } from "../object/resource-rpc.ts";
 import { objectIdOfJob } from "../jobs/job-id.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { resourceById } from "../object/resource-rpc.ts";
