@@ -6,6 +6,7 @@ import { registeredStages, stagesInGroup } from "../stages/index.ts";
 import { renderElement, toHtml } from "./html-tags.ts";
 import { playbackCodecs } from "./playback-codecs.ts";
 import { stageErrors, stageView } from "./processing.ts";
+import { topLevelSources } from "./fact-sources.ts";
 
 /**
  * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
@@ -85,13 +86,18 @@ function staged<T>(record: ResourceRecord, stage: StageName, value: T | undefine
 
 function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
   const { sizeBytes, filename } = record.probe;
-  return {
-    ...(filename && !record.provider ? { filename } : {}),
-    ...(sizeBytes !== undefined && !record.provider ? { size: { bytes: sizeBytes, formatted: formatBytes(sizeBytes) } } : {}),
+  const streams = {
     image: staged(record, "metadata:image", record.results.image),
     video: staged(record, "metadata:video", record.results.video),
     audio: staged(record, "metadata:audio", withLoudness(record)),
+  };
+  const sources = topLevelSources(record, streams);
+  return {
+    ...(filename && !record.provider ? { filename } : {}),
+    ...(sizeBytes !== undefined && !record.provider ? { size: { bytes: sizeBytes, formatted: formatBytes(sizeBytes) } } : {}),
+    ...streams,
     ...(record.results.streaming ? { streaming: record.results.streaming } : {}),
+    ...(sources ? { sources } : {}),
   };
 }
 

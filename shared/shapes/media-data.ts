@@ -145,6 +145,9 @@ export const Metadata = z.object({
   video: VideoMetadata.nullable().optional(),
   audio: AudioMetadata.nullable().optional(),
   streaming: Streaming.optional(),
+  sources: FactSources.optional().meta({
+    description: "Where each reported fact came from, the video stream's for duration, fps, dimensions and bitrate, the audio stream's for the sample rate (issue 23 item 4); absent while metadata is pending",
+  }),
 }).meta({ id: "Metadata" });
 
 export const Thumbnail = z.object({

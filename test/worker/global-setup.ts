@@ -6,6 +6,7 @@ import { ensureMediaFixtures, factFixtures } from "../support/media-fixtures.ts"
 import { ensureHeadFixtures, headFixtureFiles } from "../support/head-fixtures.ts";
 import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
 import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
+import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
 import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../support/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../support/stream-fixtures.ts";
@@ -29,6 +30,8 @@ declare module "vitest" {
     oembedUrl: string;
     /** ffprobe's view of each issue-9 fixture (test/worker/facts-from-evidence.test.ts scores the service against it). */
     ffprobeFacts: Record<string, FfprobeReference>;
+    /** ffprobe's view of each issue-23 container fixture (test/worker/container-facts.test.ts). */
+    containerFacts: Record<string, ContainerReference>;
   }
 }
 
@@ -50,7 +53,10 @@ export default async function setup(project: TestProject) {
   const streamsDir = await generateStreamFixtures(join(root, ".fixtures", "streams"));
   // Issue 23: one file per image class and MPEG-TS/PS without video (test/worker/format-recognition.test.ts).
   const formatsDir = ensureFormatFixtures(join(root, ".fixtures", "formats"));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir], "127.0.0.1", extras);
+  // Issue 23 item 5: one file per container class fast reads from headers, and ffprobe's reading of each.
+  const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
+  project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }) => [file, containerReference(containersDir, file)])));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

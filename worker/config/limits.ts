@@ -40,3 +40,15 @@ export const maxIccProfileBytes = 4 * 1024 * 1024;
  * need 0-8 (a 30 MB MP4 with a long moov walked sparsely: 7).
  */
 export const maxProbeExtraRequests = 32;
+
+/**
+ * Bytes read from the end of an MPEG program stream for its last timestamps (issue 23): sixteen 2 KiB DVD packs,
+ * enough for the last PES of every stream a DVD or ffmpeg muxer interleaves. One suffix read, like MPEG-TS's.
+ */
+export const mpegPsTailBytes = 32 * 1024;
+
+/** Bytes of a program stream's first PES payload kept per stream for its codec header (a sequence header or SPS). */
+export const mpegPsPayloadBytes = 2 * 1024;
+
+/** AMR frames walked in the head to learn their sizes (a 16 KiB head holds about 500 frames at 12.2 kbit/s). */
+export const amrMaxHeadFrames = 1024;

@@ -22,6 +22,8 @@ import { readRf64 } from "./rf64-header.ts";
 import { readFlv } from "./flv-metadata.ts";
 import { readAvi } from "./avi-header.ts";
 import { readMpegTs } from "./mpegts-timing.ts";
+import { readMpegPs } from "./mpegps-timing.ts";
+import { readAmr } from "./amr-frames.ts";
 
 export interface EdgeMediaFacts {
   audio?: z.infer<typeof AudioMetadata>;
@@ -51,7 +53,10 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     const ts = await readMpegTs(source, head).catch(() => undefined);
     return ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
   }
-  if (mime === "video/MP1S" || mime === "video/MP2P") return mpegTracks(readMpegPsStreams(head), "mpegps-packs");
+  if (mime === "video/MP1S" || mime === "video/MP2P") {
+    const ps = await readMpegPs(source, head).catch(() => undefined);
+    return ps ? fromHeaderFacts(ps, source.size ?? head.length) : mpegTracks(readMpegPsStreams(head), "mpegps-packs");
+  }
   if (source.size === undefined) return undefined;
   const size = source.size;
   const declared = await readHeaderFacts(source, mime, head, size).catch(() => undefined);
@@ -148,6 +153,7 @@ async function readHeaderFacts(source: RangeByteSource, mime: string, head: Uint
   if (mime === "audio/vnd.dolby.dd-raw" || mime === "audio/ac3" || mime === "audio/eac3") return readAc3(head, size);
   if (mime === "audio/aac" || mime === "audio/x-aac") return readAdts(head, size);
   if (mime === "audio/wav") return readRf64(head);
+  if (mime === "audio/amr" || mime === "audio/amr-wb") return readAmr(head, size);
   if (mime === "video/x-flv") return readFlv(head);
   if (mime === "video/vnd.avi" || mime === "video/avi" || mime === "video/x-msvideo") return readAvi(source, head);
   return undefined;

@@ -272,12 +272,14 @@ function parseMoov(b: Uint8Array): Omit<Mp4Facts, "faststart"> {
  * (mp4-fragments.ts), for the first video track, else the first audio one.
  */
 async function completeFragmented(source: RangeByteSource, facts: Omit<Mp4Facts, "faststart">, moovEnd: number): Promise<void> {
-  if (!facts.fragmentsUndeclared) return;
   const track = facts.tracks.find((t) => t.kind === "video" && !t.stillPicture) ?? facts.tracks.find((t) => t.kind === "audio");
+  // With mehd the duration is declared, but a video track's frame rate still lives in the first moof (a trex means mvex).
+  const fpsOnly = !facts.fragmentsUndeclared;
+  if (fpsOnly && !(track?.kind === "video" && !track.fps && track.defaultSampleDuration !== undefined)) return;
   if (!track?.trackId || !track.timescale) return;
-  const timing = await readFragmentTiming(source, moovEnd, track.trackId, track.timescale, track.defaultSampleDuration ?? 0).catch(() => undefined);
+  const timing = await readFragmentTiming(source, moovEnd, track.trackId, track.timescale, track.defaultSampleDuration ?? 0, fpsOnly).catch(() => undefined);
   if (timing?.fps && track.kind === "video" && !track.fps) track.fps = Math.round(timing.fps * 1000) / 1000;
-  if (timing?.durationSeconds) {
+  if (timing?.durationSeconds && !fpsOnly) {
     facts.durationSeconds = timing.durationSeconds;
     facts.durationFrom = timing.durationFrom;
   }

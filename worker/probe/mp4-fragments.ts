@@ -72,7 +72,7 @@ function commonest(values: number[]): number | undefined {
 
 /** Duration and fps of a fragmented file's track `trackId` (timescale from its mdhd), reading past the moov. */
 export async function readFragmentTiming(source: RangeByteSource, moovEnd: number, trackId: number, timescale: number,
-  trexDefault: number): Promise<FragmentTiming> {
+  trexDefault: number, fpsOnly = false): Promise<FragmentTiming> {
   const size = source.size;
   const out: FragmentTiming = {};
   if (size === undefined || timescale <= 0) return out;
@@ -86,6 +86,8 @@ export async function readFragmentTiming(source: RangeByteSource, moovEnd: numbe
       if (delta) out.fps = timescale / delta;
     }
   }
+  // A declared duration (mehd) needs no index: the first moof's sample durations were all that was missing.
+  if (fpsOnly) return out;
   if (sidx) {
     const b = sidx.bytes;
     const v1 = b[8] === 1;

@@ -6,6 +6,7 @@ import { pngColorFacts } from "./png-facts.ts";
 import { webpColorFacts } from "./webp-facts.ts";
 import { bmpColorFacts, heifColorFacts, icoColorFacts, jxlColorFacts, svgColorFacts, tiffColorFacts } from "./more-formats.ts";
 import { animationFacts, type AnimationFacts } from "./animation-facts.ts";
+import { jpeg2000ColorFacts, netpbmColorFacts } from "./jpeg2000-netpbm-facts.ts";
 import { formatDuration } from "../../../../shared/format/index.ts";
 import type { ImageMetadata } from "../../../../shared/shapes/media-data.ts";
 import type { z } from "zod";
@@ -50,6 +51,9 @@ const colorFactReaders: Record<string, (b: Uint8Array) => ColorFacts | undefined
   heif: heifColorFacts,
   avif: heifColorFacts,
   jxl: jxlColorFacts,
+  jp2: jpeg2000ColorFacts,
+  j2c: jpeg2000ColorFacts,
+  pnm: netpbmColorFacts,
 };
 
 /**

@@ -1,0 +1,160 @@
+// Issue 23: the MPEG-PS timing, AMR frame and JPEG 2000 / netpbm header readers on files ffmpeg makes (codec
+// names as ffprobe gives them) and on hostile bytes (truncated, lying lengths, endless comments): they answer
+// from what they can read, in bounded time, and never throw.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { RangeByteSource } from "../../worker/bytes/byte-source.ts";
+import type { FetchPolicy } from "../../worker/fetch/index.ts";
+import { readMpegPs } from "../../worker/probe/mpegps-timing.ts";
+import { readAmr } from "../../worker/probe/amr-frames.ts";
+import { jpeg2000ColorFacts, netpbmColorFacts } from "../../worker/enrich/image/header/jpeg2000-netpbm-facts.ts";
+
+const dir = join(tmpdir(), "media-inspect-ps-fixtures");
+const ffprobe = (file: string) => JSON.parse(execFileSync(process.env.FFPROBE_PATH ?? "ffprobe", ["-v", "quiet", "-of", "json",
+  "-show_format", "-show_streams", join(dir, file)]).toString("utf8")) as { format: { duration: string }; streams: { codec_name: string; sample_rate?: string; channels?: number }[] };
+
+/** A byte source holding every byte (no request leaves the process). */
+function held(bytes: Uint8Array): RangeByteSource {
+  const source = new RangeByteSource("http://127.0.0.1:9/unused", bytes.length, true, {} as FetchPolicy, 0, 1024);
+  source.addSegment(0, bytes);
+  return source;
+}
+
+const tone = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "3", "-ac", "2"];
+const picture = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3"];
+/** Program streams as DVD authoring and capture tools write them: each video and audio codec a PS carries. */
+const programStreams: Record<string, string[]> = {
+  "ac3-only.vob": [...tone, "-c:a", "ac3", "-f", "vob"],
+  "mpeg2-ac3.vob": [...picture, ...tone, "-c:v", "mpeg2video", "-b:v", "4M", "-c:a", "ac3", "-f", "vob"],
+  "mpeg2-lpcm.vob": [...picture, ...tone, "-c:v", "mpeg2video", "-c:a", "pcm_s16be", "-f", "vob"],
+  "mpeg1-mp2.mpg": [...picture, ...tone, "-c:v", "mpeg1video", "-c:a", "mp2", "-f", "mpeg"],
+  "h264-mp2.mpg": [...picture, ...tone, "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "mp2", "-f", "mpeg"],
+  "ntsc-video-only.vob": [...picture, "-c:v", "mpeg2video", "-r", "30000/1001", "-f", "vob"],
+};
+
+beforeAll(() => {
+  mkdirSync(dir, { recursive: true });
+  // The VOB muxer complains about LPCM buffer sizes at error level; the file is fine (ffprobe reads it).
+  for (const [file, args] of Object.entries(programStreams)) {
+    execFileSync(process.env.FFMPEG_PATH ?? "ffmpeg", ["-loglevel", "fatal", "-y", ...args, join(dir, file)], { stdio: "pipe" });
+  }
+}, 120_000);
+
+describe("MPEG program stream timing", () => {
+  it("a DVD program stream with only AC-3 (private stream 1) is audio: codec, rate, channels and duration as ffprobe", async () => {
+    const bytes = new Uint8Array(readFileSync(join(dir, "ac3-only.vob")));
+    const ref = ffprobe("ac3-only.vob");
+    const facts = (await readMpegPs(held(bytes), bytes.subarray(0, 16 * 1024)))!;
+    expect(facts).toMatchObject({ video: 0, audio: 1, audioCodec: ref.streams[0]!.codec_name, sampleRate: Number(ref.streams[0]!.sample_rate),
+      channels: ref.streams[0]!.channels, durationFrom: "packets-counted" });
+    expect(Math.abs(facts.durationSeconds! - Number(ref.format.duration)) / Number(ref.format.duration)).toBeLessThanOrEqual(0.02);
+  });
+
+  it.each(Object.keys(programStreams).filter((f) => f !== "ac3-only.vob"))("%s: codecs, size, fps, sample rate and duration as ffprobe reads them", async (file) => {
+    const bytes = new Uint8Array(readFileSync(join(dir, file)));
+    const ref = JSON.parse(execFileSync(process.env.FFPROBE_PATH ?? "ffprobe", ["-v", "quiet", "-of", "json", "-show_format", "-show_streams",
+      join(dir, file)]).toString("utf8")) as { format: { duration: string }; streams: { codec_type: string; codec_name: string; width?: number;
+      height?: number; r_frame_rate?: string; sample_rate?: string; channels?: number }[] };
+    const facts = (await readMpegPs(held(bytes), bytes.subarray(0, 16 * 1024)))!;
+    const video = ref.streams.find((s) => s.codec_type === "video")!;
+    const audio = ref.streams.find((s) => s.codec_type === "audio");
+    const [n, d] = video.r_frame_rate!.split("/").map(Number);
+    expect(facts).toMatchObject({ video: 1, audio: audio ? 1 : 0, videoCodec: video.codec_name, width: video.width, height: video.height });
+    expect(facts.fps).toBeCloseTo(n! / d!, 3);
+    if (audio) expect(facts).toMatchObject({ audioCodec: audio.codec_name, sampleRate: Number(audio.sample_rate), channels: audio.channels });
+    expect(Math.abs(facts.durationSeconds! - Number(ref.format.duration)) / Number(ref.format.duration)).toBeLessThanOrEqual(0.02);
+  });
+
+  it("a tail of junk gives the streams without a duration; a packet whose length runs past the bytes ends the walk", async () => {
+    const bytes = new Uint8Array(readFileSync(join(dir, "ac3-only.vob")));
+    const junk = new Uint8Array(64 * 1024).fill(0);
+    const file = new Uint8Array(bytes.length + junk.length);
+    file.set(bytes.subarray(0, 8192));
+    const facts = await readMpegPs(held(file.subarray(0, 8192 + junk.length)), file.subarray(0, 8192));
+    expect(facts).toMatchObject({ audio: 1 });
+    expect(facts?.durationSeconds).toBeUndefined();
+    const lying = bytes.slice(0, 4096);
+    lying[0x12] = 0xff; lying[0x13] = 0xff;
+    // The system header claims 64 KiB: the walk steps past the bytes held and stops. Its list names only private
+    // stream 1, whose sub-streams are named in packets the walk no longer reaches: no facts, and no throw.
+    await expect(readMpegPs(held(lying), lying)).resolves.toBeUndefined();
+  });
+
+  it("a tail that is one long run of pack start codes is scanned once (linear), not re-walked per candidate", async () => {
+    const head = new Uint8Array(readFileSync(join(dir, "ac3-only.vob"))).subarray(0, 4096);
+    const tail = new Uint8Array(32 * 1024);
+    for (let o = 0; o + 4 <= tail.length; o += 4) tail.set([0, 0, 1, 0xba], o);
+    const file = new Uint8Array(head.length + tail.length);
+    file.set(head);
+    file.set(tail, head.length);
+    const started = performance.now();
+    await readMpegPs(held(file), head);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe("AMR frames", () => {
+  const frames = (magic: string, types: number[], sizes: number[]) => {
+    const parts = [new TextEncoder().encode(magic), ...types.map((t) => { const f = new Uint8Array(t === 15 ? 1 : sizes[t]!); f[0] = (t << 3) | 4; return f; })];
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) { out.set(p, o); o += p.length; }
+    return out;
+  };
+  const nb = [13, 14, 16, 18, 20, 21, 27, 32];
+
+  it("every frame walked (the head is the file): the count is exact, 20 ms each, no-data frames included", () => {
+    const file = frames("#!AMR\n", [7, 7, 15, 15, 0, 0, 7, 7, 7, 7], nb);
+    expect(readAmr(file, file.length)).toMatchObject({ audioCodec: "amr_nb", sampleRate: 8000, channels: 1, durationSeconds: 0.2, durationFrom: "packets-counted" });
+  });
+
+  it("a larger file is extrapolated from the head's mean frame size, as an estimate", () => {
+    const head = frames("#!AMR-WB\n", Array(100).fill(8), [18, 24, 33, 37, 41, 47, 51, 59, 61]);
+    const facts = readAmr(head, 9 + 61 * 1000)!;
+    expect(facts).toMatchObject({ audioCodec: "amr_wb", sampleRate: 16000, durationFrom: "bitrate-estimate" });
+    expect(facts.durationSeconds).toBeCloseTo(20, 6);
+  });
+
+  it("a reserved frame type stops the walk; the magic alone, or another magic, is no AMR", () => {
+    const file = frames("#!AMR\n", [7, 7], nb);
+    const bad = new Uint8Array([...file, (12 << 3) | 4, 1, 2, 3]);
+    expect(readAmr(bad, bad.length)?.durationFrom).toBe("bitrate-estimate");
+    expect(readAmr(new TextEncoder().encode("#!AMR\n"), 6)).toBeUndefined();
+    expect(readAmr(new TextEncoder().encode("#!AMR_MC1.0\n\0\0\0\0"), 16)).toBeUndefined();
+  });
+});
+
+describe("JPEG 2000 and netpbm colour facts", () => {
+  const ascii = (s: string) => new TextEncoder().encode(s);
+
+  it("netpbm: P5 is grey, P6 colour, P7 reads TUPLTYPE or DEPTH; comments are skipped", () => {
+    expect(netpbmColorFacts(ascii("P5\n# made by hand\n96 64\n255\n\0\0"))).toEqual({ colorSpace: "gray", hasAlpha: false });
+    expect(netpbmColorFacts(ascii("P6 96 64 255\n\0"))).toEqual({ colorSpace: "srgb", hasAlpha: false });
+    expect(netpbmColorFacts(ascii("P7\nWIDTH 4\nHEIGHT 4\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n"))).toEqual({ colorSpace: "gray", hasAlpha: true });
+    expect(netpbmColorFacts(ascii("P7\nWIDTH 4\nHEIGHT 4\nDEPTH 4\nMAXVAL 255\nENDHDR\n"))).toEqual({ colorSpace: "srgb", hasAlpha: true });
+  });
+
+  it("netpbm: a header past the byte bound or without separators ends the read (no backtracking, no unbounded token)", () => {
+    const endless = ascii(`P7\n#${"x".repeat(1_000_000)}\nDEPTH 4\nENDHDR\n`);
+    const started = performance.now();
+    expect(netpbmColorFacts(endless)).toBeUndefined();
+    expect(netpbmColorFacts(ascii("P".repeat(1_000_000)))).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it("JPEG 2000: a codestream's component count; a JP2 with box sizes that lie or loop stops without facts", () => {
+    const siz = new Uint8Array(48);
+    siz.set([0xff, 0x4f, 0xff, 0x51]);
+    siz[41] = 1;
+    expect(jpeg2000ColorFacts(siz)).toEqual({ colorSpace: "gray", hasAlpha: false });
+    const zeroSized = new Uint8Array(64);
+    zeroSized.set([0, 0, 0, 0, 0x6a, 0x50, 0x32, 0x68]);
+    expect(jpeg2000ColorFacts(zeroSized)).toBeUndefined();
+    const tiny = new Uint8Array(4096);
+    for (let o = 0; o + 8 <= tiny.length; o += 8) tiny.set([0, 0, 0, 8, 0x66, 0x72, 0x65, 0x65], o); // "free" boxes of 8 bytes
+    expect(jpeg2000ColorFacts(tiny)).toBeUndefined();
+  });
+});
