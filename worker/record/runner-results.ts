@@ -32,13 +32,9 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
     const reported = r.stages?.[stageDefinition(stage).runnerStage as RunnerStage];
     if (reported && reported.status !== "done") failures[stage] = reported.reason ?? `the media runner ${reported.status} it`;
   }
-  const { metadata, thumbnail, placeholder, dominantColor, palette, storedStoryboard: storyboard, waveform, loudness } = r;
   changed = applyEngineResult(record, {
     stages: targets,
-    output: {
-      ...(metadata ? { metadata } : {}), ...(thumbnail ? { thumbnail } : {}), ...(placeholder ? { placeholder } : {}), ...(dominantColor ? { dominantColor } : {}), ...(palette ? { palette } : {}),
-      ...(storyboard ? { storyboard } : {}), ...(waveform ? { waveform } : {}), ...(loudness ? { loudness } : {}),
-    },
+    output: engineOutputOf(r),
     engine: "runner",
     ...(r.timings.total !== undefined ? { durationMs: r.timings.total } : {}),
     failures,
@@ -52,4 +48,16 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
     }
   }
   return changed;
+}
+
+/**
+ * The runner's answer as the shared engine output: everything it produced, whatever the stage, so a new stage's
+ * field reaches its `write` (shared/stages) with no list here. Only the protocol's own fields are set aside, and
+ * the raw storyboard gives way to the stored one.
+ */
+function engineOutputOf(result: NonNullable<RunnerOutcome["result"]>): EngineOutput {
+  const { storyboard: _raw, storedStoryboard, timings: _t, bytesFetched: _b, requests: _q, redirects: _r, stages: _s, detected: _d, ...produced } = result;
+  const output: EngineOutput = { ...produced, ...(storedStoryboard ? { storyboard: storedStoryboard } : {}) };
+  for (const key of Object.keys(output) as (keyof EngineOutput)[]) if (output[key] === undefined) delete output[key];
+  return output;
 }
