@@ -241,19 +241,24 @@ export const thumbnailRoute = createRoute({
   tags: ["Thumbnails"],
   summary: "A generated thumbnail (WebP)",
   request: {
-    params: z.object({ file: z.string().meta({ description: "File name from preview.thumbnail.url" }) }),
+    params: z.object({
+      file: z.string().meta({
+        description: "File name from preview.thumbnail.url (or preview.storyboard.url): `<resource key>-<revision>-[storyboard-]<W>x<H>.webp`. " +
+          "The revision (16 hex digits) changes when the file at the origin does, so a changed file's previews have new URLs.",
+      }),
+    }),
     headers: z.object({
       "if-none-match": z.string().optional().meta({ description: "An ETag from an earlier answer: 304 when unchanged" }),
     }),
   },
   responses: {
     200: {
-      description: "WebP image, cacheable for a year (content-addressed)",
+      description: "WebP image, cacheable for a year (the name carries the file's revision: a changed file's thumbnail has another URL)",
       headers: { ETag: { description: "Entity tag for If-None-Match", schema: { type: "string" as const } }, "X-Request-Id": requestIdHeader },
       content: { "image/webp": { schema: z.string().meta({ format: "binary" }) } },
     },
     304: { description: "Not modified: the If-None-Match ETag is current", headers: { ETag: { schema: { type: "string" as const } } } },
-    404: errorResponse("NOT_FOUND: no such thumbnail", { thumbnailNotFound: one("NOT_FOUND", e.thumbnailNotFound) }),
+    404: errorResponse("NOT_FOUND: no such thumbnail (also an older revision of a file that changed: its previews are deleted)", { thumbnailNotFound: one("NOT_FOUND", e.thumbnailNotFound) }),
     405: methodNotAllowed("GET, HEAD"),
     500: internal,
   },
@@ -328,7 +333,9 @@ export const storyboardRoute = createRoute({
   tags: ["Thumbnails"],
   summary: "A storyboard's WebVTT thumbnails track",
   request: {
-    params: z.object({ file: z.string().meta({ description: "File name from preview.storyboard.vtt" }) }),
+    params: z.object({
+      file: z.string().meta({ description: "File name from preview.storyboard.vtt: `<resource key>-<revision>-<W>x<H>.vtt` (the revision as for thumbnails)" }),
+    }),
     headers: z.object({
       "if-none-match": z.string().optional().meta({ description: "An ETag from an earlier answer: 304 when unchanged" }),
     }),
