@@ -171,6 +171,7 @@ export const errorExamples = {
   bodyTooLarge: error("PAYLOAD_TOO_LARGE", `The request body exceeds ${maxRequestBodyBytes} bytes; send only { "url": "...", "webhookUrl"?: "..." }.`),
   unsupportedMediaType: error("UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with the header Content-Type: application/json (got text/plain)."),
   rateLimited: error("RATE_LIMITED", "Too many inspections from this client: at most 60 per 60 s."),
+  idempotencyKeyInUse: error("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still being processed; retry the same request after Retry-After seconds to get its answer."),
   internal: error("INTERNAL_ERROR", "Internal error. The request was not completed."),
   badGateway: error("BAD_GATEWAY", "The remote server answered 503."),
 } satisfies Record<string, ErrorBody>;

@@ -63,6 +63,17 @@ const inspectErrors = {
       "RateLimit-Policy": { description: "The limit and its window, e.g. `60;w=60`", schema: { type: "string" as const } },
     },
   },
+  409: {
+    ...errorResponse(
+      "IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still being processed (as Stripe answers concurrent use of a key). " +
+      "Nothing was started for this request; retry it after Retry-After seconds to get the first request's answer.",
+      { idempotencyKeyInUse: one("IDEMPOTENCY_KEY_IN_USE", e.idempotencyKeyInUse) },
+    ),
+    headers: {
+      "X-Request-Id": requestIdHeader,
+      "Retry-After": { description: "Seconds to wait before retrying the same request", schema: { type: "integer" as const } },
+    },
+  },
   422: errorResponse("IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used within 24 h with a different request", {
     idempotencyKeyReused: one("IDEMPOTENCY_KEY_REUSED", { status: "error", error: { code: "IDEMPOTENCY_KEY_REUSED", message: "This Idempotency-Key was used with a different request within 24 hours; use a new key for a new request." } }),
   }),
@@ -119,8 +130,8 @@ const inspectAnswers = {
     content: { "application/json": { schema: InspectResponse, examples: inspectExamples[202] } },
   },
 };
-/** A GET has no body: no 413 for its size, no 415 for its type, no Idempotency-Key (422). */
-const { 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, ...inspectByQueryErrors } = inspectErrors;
+/** A GET has no body: no 413 for its size, no 415 for its type, no Idempotency-Key (409, 422). */
+const { 409: _keyInUse, 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, ...inspectByQueryErrors } = inspectErrors;
 
 /**
  * Request headers are described in the operation's text, not declared as `request.headers`: declared headers
@@ -128,7 +139,8 @@ const { 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, ...inspectByQuery
  */
 const idempotencyText =
   " Header Idempotency-Key (1 to 255 printable ASCII characters, per client): the same key with the same request within 24 h " +
-  "answers the first answer again (Idempotent-Replayed: true) and registers no second job or webhook; with a different request, 422 IDEMPOTENCY_KEY_REUSED." +
+  "answers the first answer again (Idempotent-Replayed: true) and registers no second job or webhook; with a different request, 422 IDEMPOTENCY_KEY_REUSED; " +
+  "while the first request with the key is still being processed, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (nothing is started; retry to get the first answer)." +
   " Header Accept: application/problem+json: errors as RFC 9457 problem details.";
 
 export const inspectRoute = createRoute({

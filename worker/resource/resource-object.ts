@@ -209,15 +209,20 @@ export class ResourceObject extends DurableObject<Env> {
     }
   }
 
-  /** Idempotency-Key: claim it for a request body's fingerprint (the key's row is deleted by the alarm at expiry). */
-  async claimIdempotency(fingerprint: string, ttlMs: number): Promise<IdempotencyClaim> {
-    const claim = this.idempotency.claim(fingerprint, Date.now(), ttlMs);
-    if (claim.state === "new") await this.scheduleAlarm(Date.now() + ttlMs);
+  /**
+   * Idempotency-Key: claim it for a request body's fingerprint, for `leaseMs` while the request runs (the key's
+   * row is deleted by the alarm at expiry).
+   */
+  async claimIdempotency(fingerprint: string, leaseMs: number): Promise<IdempotencyClaim> {
+    const claim = this.idempotency.claim(fingerprint, Date.now(), leaseMs);
+    if (claim.state === "new") await this.scheduleAlarm(Date.now() + leaseMs);
     return claim;
   }
 
-  async completeIdempotency(fingerprint: string, answer: IdempotentAnswer | undefined): Promise<void> {
-    this.idempotency.complete(fingerprint, answer);
+  /** The claimed request's answer, replayed for `ttlMs` (undefined: the key is released). */
+  async completeIdempotency(fingerprint: string, answer: IdempotentAnswer | undefined, ttlMs: number): Promise<void> {
+    // The lease's alarm (set by the claim) finds the row unexpired and moves itself to the new expiry.
+    this.idempotency.complete(fingerprint, answer, Date.now(), ttlMs);
   }
 
   async getJob(jobId: string): Promise<JobReply> {
