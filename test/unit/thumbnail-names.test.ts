@@ -15,6 +15,8 @@ describe("preview revisions", () => {
     const one = previewRevision({ probe: probe({ etag: '"v1"' }), createdAt: 1 });
     expect(one).toMatch(/^[0-9a-f]{16}$/);
     expect(previewRevision({ probe: probe({ etag: '"v1"' }), createdAt: 2 })).toBe(one);
+    // Evidence may revise the MIME type during the record's life: its previews keep their revision.
+    expect(previewRevision({ probe: { ...probe({ etag: '"v1"' }), mime: "video/mp4" }, createdAt: 1 })).toBe(one);
     expect(previewRevision({ probe: probe({ etag: '"v2"' }), createdAt: 1 })).not.toBe(one);
     expect(previewRevision({ probe: probe({ etag: '"v1"' }, 101), createdAt: 1 })).not.toBe(one);
     expect(previewRevision({ probe: probe({ "last-modified": "Thu, 01 Jan 2026 00:00:00 GMT" }), createdAt: 1 }))

@@ -10,16 +10,17 @@ export const revisionLength = 16;
 
 /**
  * The revision of a record's previews: a 64-bit digest of what identifies the file's bytes at the origin
- * (its ETag, Last-Modified, size, MIME type and final URL). The same file inspected again (after the record
- * expired) gets the same revision, so URLs a client kept stay valid; a changed file gets a new one. An origin
- * that sends no validator cannot say whether the file changed: each inspection is then a revision of its own.
+ * (its ETag, Last-Modified, size and final URL; not the MIME type, which evidence may revise during the record's
+ * life). The same file inspected again (after the record expired) gets the same revision, so URLs a client kept
+ * stay valid; a changed file gets a new one. An origin that sends no validator cannot say whether the file
+ * changed: each new record is then a revision of its own.
  */
 export function previewRevision(record: Pick<ResourceRecord, "probe" | "createdAt">): string {
-  const { headers, sizeBytes, mime, finalUrl } = record.probe;
+  const { headers, sizeBytes, finalUrl } = record.probe;
   const etag = headers?.etag ?? "";
   const lastModified = headers?.["last-modified"] ?? "";
   const identity = etag || lastModified ? "" : String(record.createdAt);
-  return digest64([etag, lastModified, String(sizeBytes ?? ""), mime, finalUrl, identity].join("\n"));
+  return digest64([etag, lastModified, String(sizeBytes ?? ""), finalUrl, identity].join("\n"));
 }
 
 /** cyrb53-style 64-bit string digest (not cryptographic: it names a revision, it guards nothing). */
