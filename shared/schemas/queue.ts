@@ -25,5 +25,7 @@ export const EnrichMessage = z.object({
   requestId: RequestId.optional(),
   /** What the inspection has left of its origin budget (RunnerRequest.budget); absent: the whole budget. */
   budget: RunnerBudget.optional(),
+  /** The record's preview revision (16 hex digits): part of every R2 key the previews are stored under. */
+  revision: z.string().regex(/^[0-9a-f]{16}$/).optional(),
 });
 export type EnrichMessage = z.infer<typeof EnrichMessage>;

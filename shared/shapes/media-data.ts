@@ -151,7 +151,10 @@ export const Metadata = z.object({
 }).meta({ id: "Metadata" });
 
 export const Thumbnail = z.object({
-  url: z.string().meta({ description: "Service-relative path for generated thumbnails, absolute for provider-native" }),
+  url: z.string().meta({
+    description: "Service-relative path for generated thumbnails, absolute for provider-native. A generated thumbnail's name " +
+      "carries the file's revision: it changes when the file at the origin does (immutable, cached for a year)",
+  }),
   dimensions: z.string().regex(/^\d+x\d+$/).optional(),
 }).meta({ id: "Thumbnail" });
 export const Placeholder = z.object({ type: z.literal("blurhash"), value: z.string() }).meta({ id: "Placeholder" });

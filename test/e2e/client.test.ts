@@ -57,7 +57,7 @@ if (res.status === 200) { const body = await res.json(); if ("processing" in bod
     });
     const [first, last] = stdout.trim().split("\n");
     expect(first).toBe("202 video video/mp4 partial");
-    expect(last).toMatch(/^complete=true duration=5 fps=25 thumbnail=\/api\/v1\/thumbnails\/[0-9a-f]{64}-320x180\.webp$/);
+    expect(last).toMatch(/^complete=true duration=5 fps=25 thumbnail=\/api\/v1\/thumbnails\/[0-9a-f]{64}-[0-9a-f]{16}-320x180\.webp$/);
   }, 120_000);
 });
 

@@ -89,7 +89,7 @@ describe("GET /openapi.json", () => {
   it("documents every status the service answers, including 405, 413 and 415", async () => {
     const doc = await openapiDocument();
     const inspect = doc.paths["/api/v1/inspect"].post;
-    expect(Object.keys(inspect.responses).sort()).toEqual(["200", "202", "400", "403", "404", "405", "408", "413", "415", "422", "429", "500", "502"]);
+    expect(Object.keys(inspect.responses).sort()).toEqual(["200", "202", "400", "403", "404", "405", "408", "409", "413", "415", "422", "429", "500", "502"]);
     expect(Object.keys(inspect.responses["202"].headers)).toEqual(expect.arrayContaining(["Location", "Retry-After", "X-Request-Id", "Server-Timing"]));
     expect(Object.keys(doc.paths["/api/v1/job/{id}"].get.responses).sort()).toEqual(["200", "404", "405", "500"]);
     expect(Object.keys(doc.paths["/api/v1/thumbnails/{file}"].get.responses).sort()).toEqual(["200", "304", "404", "405", "500"]);
@@ -108,7 +108,7 @@ describe("GET /openapi.json", () => {
     const statusOfCode: Record<string, number[]> = {
       INVALID_URL: [400], INVALID_PAYLOAD: [400], INVALID_PARAMETER: [400], SSRF_BLOCKED: [403], RESOURCE_NOT_FOUND: [404],
       JOB_NOT_FOUND: [404], NOT_FOUND: [404], METHOD_NOT_ALLOWED: [405], UPSTREAM_TIMEOUT: [408], PAYLOAD_TOO_LARGE: [413], RATE_LIMITED: [429],
-      UNSUPPORTED_MEDIA_TYPE: [415], INTERNAL_ERROR: [500], BAD_GATEWAY: [502], NOT_IMPLEMENTED: [501], IDEMPOTENCY_KEY_REUSED: [422],
+      UNSUPPORTED_MEDIA_TYPE: [415], INTERNAL_ERROR: [500], BAD_GATEWAY: [502], NOT_IMPLEMENTED: [501], IDEMPOTENCY_KEY_REUSED: [422], IDEMPOTENCY_KEY_IN_USE: [409],
     };
     let checked = 0;
     for (const { path, op } of operations(doc)) {

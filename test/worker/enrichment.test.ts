@@ -31,7 +31,7 @@ function expectCompleteVideo(body: any) {
   expect(video.bitrate.bps).toBeGreaterThan(0);
   expect(video.bitrate.formatted).toMatch(/^\d+(\.\d+)? [kM]bps$/);
   const preview = body.data.preview;
-  expect(preview.thumbnail.url).toMatch(/^\/api\/v1\/thumbnails\/[0-9a-f]{64}-\d+x\d+\.webp$/);
+  expect(preview.thumbnail.url).toMatch(/^\/api\/v1\/thumbnails\/[0-9a-f]{64}-[0-9a-f]{16}-\d+x\d+\.webp$/);
   expect(preview.thumbnail.dimensions).toBe("320x180");
   expect(preview.placeholder.type).toBe("blurhash");
   expect(isBlurhashValid(preview.placeholder.value).result).toBe(true);

@@ -58,6 +58,41 @@ describe("freshness on request (maxAge)", () => {
     expect(first.body.data.identity.mime).toBe("image/png");
   });
 
+  it("maxAge=0 on a changed file: the new thumbnail has a new URL and serves the new image; the old URL answers 404", async () => {
+    const id = crypto.randomUUID().slice(0, 8);
+    const url = `${origin}/play/validated/${id}/png-opaque.png~jpeg-orientation-6.jpg`;
+    const first = await get(url, "profile=standard");
+    expect(first.status, first.text).toBe(200);
+    const oldUrl: string = first.body.data.preview.thumbnail.url;
+    // Resource key, revision, size: the revision names the file the thumbnail was made from.
+    expect(oldUrl).toMatch(/^\/api\/v1\/thumbnails\/[0-9a-f]{64}-[0-9a-f]{16}-\d+x\d+\.webp$/);
+    const oldImage = await SELF.fetch(`http://service${oldUrl}`);
+    expect(oldImage.status).toBe(200);
+    expect(oldImage.headers.get("cache-control")).toContain("immutable");
+    const oldBytes = new Uint8Array(await oldImage.arrayBuffer());
+
+    await fetch(`${origin}/play/bump/${id}`);
+    const changed = await get(url, "profile=standard&maxAge=0");
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.processing.status).toBe("complete");
+    const newUrl: string = changed.body.data.preview.thumbnail.url;
+    expect(newUrl).not.toBe(oldUrl);
+    // The same resource (same key), another revision.
+    expect(newUrl.slice(0, newUrl.lastIndexOf("-") - 17)).toBe(oldUrl.slice(0, oldUrl.lastIndexOf("-") - 17));
+    const newImage = await SELF.fetch(`http://service${newUrl}`);
+    expect(newImage.status).toBe(200);
+    expect(newImage.headers.get("content-type")).toBe("image/webp");
+    const newBytes = new Uint8Array(await newImage.arrayBuffer());
+    expect(String.fromCharCode(...newBytes.subarray(0, 4))).toBe("RIFF");
+    expect(newBytes.length === oldBytes.length && newBytes.every((b, i) => b === oldBytes[i])).toBe(false);
+    // The old file's thumbnail is gone: a cache that asks again learns it, and the record names only the new one.
+    const gone = await SELF.fetch(`http://service${oldUrl}`);
+    await gone.arrayBuffer();
+    expect(gone.status).toBe(404);
+    const again = await get(url, "profile=standard");
+    expect(again.body.data.preview.thumbnail.url).toBe(newUrl);
+  });
+
   it("maxAge must be whole seconds", async () => {
     const r = await get(`${origin}/media/png-opaque.png`, "maxAge=1e3");
     expect(r.status).toBe(400);

@@ -76,7 +76,7 @@ async function expectCompleteImage(body: any, fx: ImageCase) {
   const { thumbnail, placeholder, palette, dominantColor } = body.data.preview;
   // Smaller than the default 320 px bound: never upscaled, so the thumbnail keeps 96x64.
   expect(thumbnail.dimensions).toBe("96x64");
-  expect(thumbnail.url).toMatch(/^\/api\/v1\/thumbnails\/[0-9a-f]{64}-96x64\.webp$/);
+  expect(thumbnail.url).toMatch(/^\/api\/v1\/thumbnails\/[0-9a-f]{64}-[0-9a-f]{16}-96x64\.webp$/);
   const thumb = await fetchThumbnail(thumbnail.url);
   expect([thumb.width, thumb.height]).toEqual([96, 64]);
   expect(thumb.headers.get("content-type")).toBe("image/webp");

@@ -6,13 +6,13 @@ import type { Config } from "../config/config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { runnerStagesOf } from "../../shared/stages/index.ts";
 import { callRunner } from "../runner/runner-client.ts";
-import { thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
+import { revisionLength, thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
 import { storeStoryboard } from "./storyboard-store.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/shapes/runner.ts";
 
-export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "budget">;
+export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "budget" | "revision">;
 
 /**
  * Throws the runner client's RunnerError on failure (classified permanent or transient). `head`: the edge's
@@ -29,9 +29,11 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
     ...(work.budget ? { budget: work.budget } : {}),
   }, work.key, work.requestId);
   const { thumbnail, storyboard, ...rest } = result;
-  const stored = storyboard ? { storedStoryboard: await storeStoryboard(env.THUMBNAILS, work.key, storyboard) } : {};
+  // A message queued before previews had revisions carries none: its files get the revision of no file.
+  const revision = work.revision ?? "0".repeat(revisionLength);
+  const stored = storyboard ? { storedStoryboard: await storeStoryboard(env.THUMBNAILS, work.key, revision, storyboard) } : {};
   if (!thumbnail) return { stages: work.stages, result: { ...rest, ...stored } };
-  const key = thumbnailObjectKey(work.key, thumbnail.width, thumbnail.height);
+  const key = thumbnailObjectKey(work.key, revision, thumbnail.width, thumbnail.height);
   await env.THUMBNAILS.put(key, base64ToBytes(thumbnail.base64), { httpMetadata: { contentType: thumbnail.contentType } });
   return { stages: work.stages, result: { ...rest, ...stored, thumbnail: { url: thumbnailPath(key), dimensions: `${thumbnail.width}x${thumbnail.height}` } } };
 }

@@ -10,10 +10,10 @@ import { base64ToBytes } from "../encoding/base64.ts";
 import { storyboardSpriteKey, storyboardVttKey, storyboardVttPath, thumbnailPath } from "../enrich/thumbnail-store.ts";
 import type { z } from "zod";
 
-export async function storeStoryboard(bucket: R2Bucket, resourceKey: string, board: RunnerStoryboard): Promise<z.infer<typeof Storyboard>> {
+export async function storeStoryboard(bucket: R2Bucket, resourceKey: string, revision: string, board: RunnerStoryboard): Promise<z.infer<typeof Storyboard>> {
   const { base64, contentType, ...grid } = board;
-  const spriteKey = storyboardSpriteKey(resourceKey, grid.tileWidth, grid.tileHeight);
-  const vttKey = storyboardVttKey(resourceKey, grid.tileWidth, grid.tileHeight);
+  const spriteKey = storyboardSpriteKey(resourceKey, revision, grid.tileWidth, grid.tileHeight);
+  const vttKey = storyboardVttKey(resourceKey, revision, grid.tileWidth, grid.tileHeight);
   const url = thumbnailPath(spriteKey);
   await bucket.put(spriteKey, base64ToBytes(base64), { httpMetadata: { contentType } });
   await bucket.put(vttKey, storyboardVtt(grid, url), { httpMetadata: { contentType: "text/vtt; charset=utf-8" } });

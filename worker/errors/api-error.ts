@@ -40,6 +40,10 @@ export const errors = {
       retryAfter !== undefined ? { retryAfter: Number(retryAfter) } : {}),
   idempotencyKeyReused: () =>
     new ApiError(422, "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request within 24 hours; use a new key for a new request."),
+  idempotencyKeyInUse: (retryAfterSeconds: number) =>
+    new ApiError(409, "IDEMPOTENCY_KEY_IN_USE",
+      "A request with this Idempotency-Key is still being processed; retry the same request after Retry-After seconds to get its answer.",
+      undefined, { retryAfter: retryAfterSeconds }),
 };
 
 /** The public fields of an error, as they cross an RPC boundary or storage. */

@@ -1,7 +1,10 @@
 /**
  * Idempotency-Key on POST /api/v1/inspect and the batch (issue 25 item 5, as Stripe's): the same key with the
  * same request within 24 h answers the first answer again (`Idempotent-Replayed: true`) and registers nothing
- * new; the same key with a different request is 422. Keys are per client; each lives in its own Durable Object.
+ * new; the same key with a different request is 422. A request arriving while the first with its key is still
+ * running is 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (Stripe's answer to concurrent use, and the IETF
+ * Idempotency-Key draft's): it starts no second inspection and registers no second webhook, and its retry gets
+ * the first answer. Keys are per client; each lives in its own Durable Object.
  */
 import type { MiddlewareHandler } from "hono";
 import { errors } from "../errors/api-error.ts";
@@ -11,6 +14,13 @@ import { resourceByName } from "../object/resource-rpc.ts";
 
 /** How long a key is remembered. */
 export const idempotencyTtlSeconds = 24 * 60 * 60;
+/**
+ * How long a first request holds its key before answering: longer than any inspection takes (a `full` wait of
+ * FULL_WAIT_TIMEOUT_MS after a probe bounded by FETCH_TIMEOUT_MS). A request whose Worker died releases its key then.
+ */
+export const idempotencyLeaseSeconds = 60;
+/** Retry-After of a 409 for a key in use: the first answer is usually ready within a second or two. */
+export const keyInUseRetryAfterSeconds = 1;
 /** Longest key accepted (Stripe's limit). */
 export const maxIdempotencyKeyLength = 255;
 /** Answers larger than this are not kept: a retry is inspected again (the job join still prevents a second webhook). */
@@ -40,16 +50,15 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const url = new URL(c.req.url);
   const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}?${url.searchParams}\n${await c.req.raw.clone().text()}`);
   const stub = resourceByName(c.env, `idempotency:${clientKey(c.req.raw)}:${key}`);
-  const claim = await stub.claimIdempotency(fingerprint, idempotencyTtlSeconds * 1000);
+  const claim = await stub.claimIdempotency(fingerprint, idempotencyLeaseSeconds * 1000);
   if (claim.state === "conflict") throw errors.idempotencyKeyReused();
+  if (claim.state === "pending") throw errors.idempotencyKeyInUse(keyInUseRetryAfterSeconds);
   if (claim.state === "replay") {
     const headers = new Headers(claim.answer.headers);
     headers.set("idempotent-replayed", "true");
     return new Response(claim.answer.body, { status: claim.answer.status, headers });
   }
   await next();
-  // A request still running under this key ("pending") is not this one's to record.
-  if (claim.state !== "new") return;
   const status = c.res.status;
   const body = status < 500 ? await c.res.clone().text() : "";
   const keep = status < 500 && body.length <= maxIdempotentAnswerBytes;
@@ -58,5 +67,5 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     const value = c.res.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  await stub.completeIdempotency(fingerprint, keep ? { status, headers, body } : undefined);
+  await stub.completeIdempotency(fingerprint, keep ? { status, headers, body } : undefined, idempotencyTtlSeconds * 1000);
 };

@@ -7,7 +7,7 @@ import { maxRequestBodyBytes } from "./json-body.ts";
 // answer has pending stages and a completion below 1) and checked against its zod schema in the tests.
 
 const jobId = "job_5f0c2a9e7d41b3c6a8e9f0d1c2b3a4958677e6d5c4b3a29180f7e6d5c4b3a291_0123456789abcdef0123456789abcdef";
-const thumb = "/api/v1/thumbnails/b5e3c76f0e2d4a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b-320x180.webp";
+const thumb = "/api/v1/thumbnails/b5e3c76f0e2d4a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b-5f0c2a9e41d7b386-320x180.webp";
 
 const videoIdentity = { url: "https://media.example/clip.mp4", finalUrl: "https://media.example/clip.mp4", mime: "video/mp4" };
 const videoMetadata = {
@@ -171,6 +171,7 @@ export const errorExamples = {
   bodyTooLarge: error("PAYLOAD_TOO_LARGE", `The request body exceeds ${maxRequestBodyBytes} bytes; send only { "url": "...", "webhookUrl"?: "..." }.`),
   unsupportedMediaType: error("UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with the header Content-Type: application/json (got text/plain)."),
   rateLimited: error("RATE_LIMITED", "Too many inspections from this client: at most 60 per 60 s."),
+  idempotencyKeyInUse: error("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still being processed; retry the same request after Retry-After seconds to get its answer."),
   internal: error("INTERNAL_ERROR", "Internal error. The request was not completed."),
   badGateway: error("BAD_GATEWAY", "The remote server answered 503."),
 } satisfies Record<string, ErrorBody>;

@@ -63,6 +63,17 @@ const inspectErrors = {
       "RateLimit-Policy": { description: "The limit and its window, e.g. `60;w=60`", schema: { type: "string" as const } },
     },
   },
+  409: {
+    ...errorResponse(
+      "IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still being processed (as Stripe answers concurrent use of a key). " +
+      "Nothing was started for this request; retry it after Retry-After seconds to get the first request's answer.",
+      { idempotencyKeyInUse: one("IDEMPOTENCY_KEY_IN_USE", e.idempotencyKeyInUse) },
+    ),
+    headers: {
+      "X-Request-Id": requestIdHeader,
+      "Retry-After": { description: "Seconds to wait before retrying the same request", schema: { type: "integer" as const } },
+    },
+  },
   422: errorResponse("IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used within 24 h with a different request", {
     idempotencyKeyReused: one("IDEMPOTENCY_KEY_REUSED", { status: "error", error: { code: "IDEMPOTENCY_KEY_REUSED", message: "This Idempotency-Key was used with a different request within 24 hours; use a new key for a new request." } }),
   }),
@@ -119,8 +130,8 @@ const inspectAnswers = {
     content: { "application/json": { schema: InspectResponse, examples: inspectExamples[202] } },
   },
 };
-/** A GET has no body: no 413 for its size, no 415 for its type, no Idempotency-Key (422). */
-const { 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, ...inspectByQueryErrors } = inspectErrors;
+/** A GET has no body: no 413 for its size, no 415 for its type, no Idempotency-Key (409, 422). */
+const { 409: _keyInUse, 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, ...inspectByQueryErrors } = inspectErrors;
 
 /**
  * Request headers are described in the operation's text, not declared as `request.headers`: declared headers
@@ -128,7 +139,8 @@ const { 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, ...inspectByQuery
  */
 const idempotencyText =
   " Header Idempotency-Key (1 to 255 printable ASCII characters, per client): the same key with the same request within 24 h " +
-  "answers the first answer again (Idempotent-Replayed: true) and registers no second job or webhook; with a different request, 422 IDEMPOTENCY_KEY_REUSED." +
+  "answers the first answer again (Idempotent-Replayed: true) and registers no second job or webhook; with a different request, 422 IDEMPOTENCY_KEY_REUSED; " +
+  "while the first request with the key is still being processed, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (nothing is started; retry to get the first answer)." +
   " Header Accept: application/problem+json: errors as RFC 9457 problem details.";
 
 export const inspectRoute = createRoute({
@@ -241,19 +253,24 @@ export const thumbnailRoute = createRoute({
   tags: ["Thumbnails"],
   summary: "A generated thumbnail (WebP)",
   request: {
-    params: z.object({ file: z.string().meta({ description: "File name from preview.thumbnail.url" }) }),
+    params: z.object({
+      file: z.string().meta({
+        description: "File name from preview.thumbnail.url (or preview.storyboard.url): `<resource key>-<revision>-[storyboard-]<W>x<H>.webp`. " +
+          "The revision (16 hex digits) changes when the file at the origin does, so a changed file's previews have new URLs.",
+      }),
+    }),
     headers: z.object({
       "if-none-match": z.string().optional().meta({ description: "An ETag from an earlier answer: 304 when unchanged" }),
     }),
   },
   responses: {
     200: {
-      description: "WebP image, cacheable for a year (content-addressed)",
+      description: "WebP image, cacheable for a year (the name carries the file's revision: a changed file's thumbnail has another URL)",
       headers: { ETag: { description: "Entity tag for If-None-Match", schema: { type: "string" as const } }, "X-Request-Id": requestIdHeader },
       content: { "image/webp": { schema: z.string().meta({ format: "binary" }) } },
     },
     304: { description: "Not modified: the If-None-Match ETag is current", headers: { ETag: { schema: { type: "string" as const } } } },
-    404: errorResponse("NOT_FOUND: no such thumbnail", { thumbnailNotFound: one("NOT_FOUND", e.thumbnailNotFound) }),
+    404: errorResponse("NOT_FOUND: no such thumbnail (also an older revision of a file that changed: its previews are deleted)", { thumbnailNotFound: one("NOT_FOUND", e.thumbnailNotFound) }),
     405: methodNotAllowed("GET, HEAD"),
     500: internal,
   },
@@ -328,7 +345,9 @@ export const storyboardRoute = createRoute({
   tags: ["Thumbnails"],
   summary: "A storyboard's WebVTT thumbnails track",
   request: {
-    params: z.object({ file: z.string().meta({ description: "File name from preview.storyboard.vtt" }) }),
+    params: z.object({
+      file: z.string().meta({ description: "File name from preview.storyboard.vtt: `<resource key>-<revision>-<W>x<H>.vtt` (the revision as for thumbnails)" }),
+    }),
     headers: z.object({
       "if-none-match": z.string().optional().meta({ description: "An ETag from an earlier answer: 304 when unchanged" }),
     }),

@@ -3,7 +3,7 @@ import { objectKeyForFile } from "../enrich/thumbnail-store.ts";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse } from "./error-handling.ts";
 
-/** Keys are named by resource and size (thumbnails, storyboard sprites and tracks): cache for a year. */
+/** Keys are named by resource, revision and size (thumbnails, storyboard sprites and tracks): a changed file gets new names, so cache for a year. */
 const cacheControl = "public, max-age=31536000, immutable";
 
 /** RFC 9110 13.1.2: If-None-Match uses weak comparison; `*` matches any current representation. */

@@ -1,6 +1,10 @@
 /**
  * One Idempotency-Key's first request and answer (issue 25 item 5), kept by the Durable Object named after
  * the client and the key (so the key's requests meet whatever URL they name). One row per object.
+ *
+ * While the first request runs, its row is a claim without an answer that lapses after a lease (the longest a
+ * request may take): a request with the same key meanwhile is told the key is in use ("pending"), and a
+ * request whose Worker died before answering does not block its key for a day.
  */
 export interface IdempotentAnswer {
   status: number;
@@ -26,8 +30,11 @@ export class IdempotencyStore {
     return this.raw;
   }
 
-  /** The first request with this key claims it; later ones replay its answer, or conflict when their body differs. */
-  claim(fingerprint: string, now: number, ttlMs: number): IdempotencyClaim {
+  /**
+   * The first request with this key claims it for `leaseMs`; later ones replay its answer, are told it is still
+   * running (pending), or conflict when their body differs.
+   */
+  claim(fingerprint: string, now: number, leaseMs: number): IdempotencyClaim {
     const row = this.sql.exec<{ fingerprint: string; answer: string | null; expires_at: number }>(
       `SELECT fingerprint, answer, expires_at FROM idempotency WHERE id = 1`,
     ).toArray()[0];
@@ -37,18 +44,21 @@ export class IdempotencyStore {
     }
     this.sql.exec(
       `INSERT INTO idempotency (id, fingerprint, answer, expires_at) VALUES (1, ?, NULL, ?) ON CONFLICT(id) DO UPDATE SET fingerprint = excluded.fingerprint, answer = NULL, expires_at = excluded.expires_at`,
-      fingerprint, now + ttlMs,
+      fingerprint, now + leaseMs,
     );
     return { state: "new" };
   }
 
-  /** The claimed request's answer; a request that failed on our side (5xx) releases the key instead. */
-  complete(fingerprint: string, answer: IdempotentAnswer | undefined): void {
+  /**
+   * The claimed request's answer, kept for `ttlMs` from now; a request that failed on our side (5xx) releases
+   * the key instead.
+   */
+  complete(fingerprint: string, answer: IdempotentAnswer | undefined, now: number, ttlMs: number): void {
     if (!answer) {
       this.sql.exec(`DELETE FROM idempotency WHERE fingerprint = ? AND answer IS NULL`, fingerprint);
       return;
     }
-    this.sql.exec(`UPDATE idempotency SET answer = ? WHERE id = 1 AND fingerprint = ?`, JSON.stringify(answer), fingerprint);
+    this.sql.exec(`UPDATE idempotency SET answer = ?, expires_at = ? WHERE id = 1 AND fingerprint = ?`, JSON.stringify(answer), now + ttlMs, fingerprint);
   }
 
   /** Whether this object ever held a key: resource objects never do, and their alarms must not create the table. */

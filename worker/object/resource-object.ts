@@ -23,6 +23,7 @@ import { RecordStore, type CachedError } from "./record-store.ts";
 import { addTransfer } from "../record/transfer.ts";
 import { checkOrigin, tooOldFor } from "../stages/freshness.ts";
 import { deleteThumbnailsOf } from "./thumbnail-cleanup.ts";
+import { previewRevision } from "../enrich/thumbnail-store.ts";
 import { IdempotencyStore, type IdempotencyClaim, type IdempotentAnswer } from "./idempotency-store.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
 import { budgetAfter } from "../fetch/index.ts";
@@ -107,6 +108,7 @@ export class ResourceObject extends DurableObject<Env> {
     const durationHint = record.category === "video" ? record.results.video?.duration?.seconds : undefined;
     return {
       resourceName: record.normalizedUrl, key: record.key, url: record.probe.finalUrl, category: record.category, stages,
+      revision: previewRevision(record),
       ...(durationHint !== undefined ? { durationHint } : {}),
       ...(record.results.streamPreview ? { stream: record.results.streamPreview } : {}),
       // The runner's share of the inspection's origin budget: what the edge (and earlier runner calls) left.
@@ -174,15 +176,20 @@ export class ResourceObject extends DurableObject<Env> {
     }
   }
 
-  /** Idempotency-Key: claim it for a request body's fingerprint (the key's row is deleted by the alarm at expiry). */
-  async claimIdempotency(fingerprint: string, ttlMs: number): Promise<IdempotencyClaim> {
-    const claim = this.idempotency.claim(fingerprint, Date.now(), ttlMs);
-    if (claim.state === "new") await this.scheduleAlarm(Date.now() + ttlMs);
+  /**
+   * Idempotency-Key: claim it for a request body's fingerprint, for `leaseMs` while the request runs (the key's
+   * row is deleted by the alarm at expiry).
+   */
+  async claimIdempotency(fingerprint: string, leaseMs: number): Promise<IdempotencyClaim> {
+    const claim = this.idempotency.claim(fingerprint, Date.now(), leaseMs);
+    if (claim.state === "new") await this.scheduleAlarm(Date.now() + leaseMs);
     return claim;
   }
 
-  async completeIdempotency(fingerprint: string, answer: IdempotentAnswer | undefined): Promise<void> {
-    this.idempotency.complete(fingerprint, answer);
+  /** The claimed request's answer, replayed for `ttlMs` (undefined: the key is released). */
+  async completeIdempotency(fingerprint: string, answer: IdempotentAnswer | undefined, ttlMs: number): Promise<void> {
+    // The lease's alarm (set by the claim) finds the row unexpired and moves itself to the new expiry.
+    this.idempotency.complete(fingerprint, answer, Date.now(), ttlMs);
   }
 
   async getJob(jobId: string): Promise<JobReply> {
@@ -306,7 +313,8 @@ export class ResourceObject extends DurableObject<Env> {
 
   /**
    * The origin is asked whether the file changed. 304: the record stands, its life starts again (no re-probe).
-   * Anything else: the record and its thumbnails go, and the URL is inspected anew.
+   * Anything else: the URL is inspected anew, and the old record's previews go (the new record's have new
+   * URLs: their revision is the new file's, see previewRevision).
    */
   private async revalidate(stored: ResourceRecord, call: InspectCall): Promise<CurrentRecord> {
     const { unchanged, upstreamStatus } = await checkOrigin(stored, this.config);
@@ -319,17 +327,29 @@ export class ResourceObject extends DurableObject<Env> {
       this.save(stored);
       return { record: stored, responseSource: "cache", revalidation };
     }
-    await deleteThumbnailsOf(this.env.THUMBNAILS, stored.key);
     this.forget();
     this.inflight ??= this.probe(call);
+    let record: ResourceRecord | undefined;
     try {
-      return { record: await this.inflight, responseSource: "fresh", revalidation };
+      record = await this.inflight;
+      return { record, responseSource: "fresh", revalidation };
     } finally {
       this.inflight = undefined;
+      // After the probe, so the new revision is known and kept (a failed probe keeps nothing).
+      await this.deletePreviews(stored.key, record && previewRevision(record));
     }
   }
 
+  /** Deletes the resource's stored previews but `keepRevision`'s; a failure leaves them (logged), never fails the answer. */
+  private async deletePreviews(key: string, keepRevision: string | undefined): Promise<void> {
+    await deleteThumbnailsOf(this.env.THUMBNAILS, key, keepRevision).catch((err: unknown) => {
+      logEvent("error", "stale previews not deleted", { resource: key, error: errorField(err) });
+    });
+  }
+
   private async probe(call: InspectCall): Promise<ResourceRecord> {
+    // An expired record still in memory: its previews go if the file turned out to be another one.
+    const previous = this.memory ?? undefined;
     try {
       const { record, imageHead, head } = await firstInspection(call, this.config);
       this.imageHead = imageHead;
@@ -340,6 +360,7 @@ export class ResourceObject extends DurableObject<Env> {
       this.store.clearError();
       this.originError = undefined;
       await this.scheduleAlarm(record.expiresAt);
+      if (previous && previewRevision(previous) !== previewRevision(record)) await this.deletePreviews(record.key, previewRevision(record));
       return record;
     } catch (err) {
       this.rememberError(err);

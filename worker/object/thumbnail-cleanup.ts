@@ -1,8 +1,17 @@
-/** Thumbnails of one resource listed per call: a resource has one per size generated, a handful at most. */
+import { isOfRevision, previewPrefixes } from "../enrich/thumbnail-store.ts";
+
+/** Preview objects of one resource listed per prefix and call: one per size and revision, a handful at most. */
 const maxThumbnailsPerResource = 100;
 
-/** Deletes a resource's generated thumbnails (its file changed: the old previews describe the old file). */
-export async function deleteThumbnailsOf(bucket: R2Bucket, resourceKey: string): Promise<void> {
-  const listed = await bucket.list({ prefix: `thumbnails/${resourceKey}-`, limit: maxThumbnailsPerResource });
-  if (listed.objects.length > 0) await bucket.delete(listed.objects.map((o) => o.key));
+/**
+ * Deletes a resource's generated previews (thumbnails, storyboard sprites and tracks) except those of
+ * `keepRevision`: its file changed, and the old previews describe the old file. Their URLs then answer 404,
+ * while the new revision's files have new URLs (thumbnail-store.ts).
+ */
+export async function deleteThumbnailsOf(bucket: R2Bucket, resourceKey: string, keepRevision?: string): Promise<void> {
+  for (const prefix of previewPrefixes(resourceKey)) {
+    const listed = await bucket.list({ prefix, limit: maxThumbnailsPerResource });
+    const stale = listed.objects.map((o) => o.key).filter((key) => keepRevision === undefined || !isOfRevision(key, resourceKey, keepRevision));
+    if (stale.length > 0) await bucket.delete(stale);
+  }
 }

@@ -7,7 +7,7 @@ import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { applyEngineResult, failStages } from "../record/stage-state.ts";
 import { edgeFormats, processImageAtEdge } from "../enrich/image/index.ts";
-import { thumbnailPath, thumbnailObjectKey } from "../enrich/thumbnail-store.ts";
+import { previewRevision, thumbnailPath, thumbnailObjectKey } from "../enrich/thumbnail-store.ts";
 
 /**
  * Whether the Worker itself can produce this image's previews (format, header facts and size within the
@@ -61,7 +61,7 @@ export async function runEdgeImageStages(
     return "done";
   }
   const { result } = outcome;
-  const key = thumbnailObjectKey(record.key, result.thumbnail.width, result.thumbnail.height);
+  const key = thumbnailObjectKey(record.key, previewRevision(record), result.thumbnail.width, result.thumbnail.height);
   await bucket.put(key, result.thumbnail.bytes, { httpMetadata: { contentType: result.thumbnail.contentType } });
   applyEngineResult(record, {
     stages,
