@@ -135,7 +135,7 @@ describe("CORS", () => {
     ]) {
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
       const exposed = (response.headers.get("access-control-expose-headers") ?? "").toLowerCase().split(",");
-      for (const h of ["x-request-id", "server-timing", "location", "retry-after", "ratelimit", "etag"]) expect(exposed).toContain(h);
+      for (const h of ["x-request-id", "server-timing", "location", "retry-after", "ratelimit", "etag", "cache-status", "age", "idempotent-replayed"]) expect(exposed).toContain(h);
     }
   });
 });

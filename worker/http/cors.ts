@@ -3,7 +3,7 @@ import { cors } from "hono/cors";
 import { corsOriginList, getConfig } from "../config/config.ts";
 import type { AppEnv } from "./app-env.ts";
 
-/** Response headers a browser page may read: tracing, timings, where to poll, back-off, rate limits, caching. */
+/** Response headers a browser page may read: tracing, timings, where to poll, back-off, rate limits, caching, replays. */
 export const exposedHeaders = [
   "X-Request-Id",
   "Server-Timing",
@@ -12,6 +12,9 @@ export const exposedHeaders = [
   "RateLimit",
   "RateLimit-Policy",
   "ETag",
+  "Cache-Status",
+  "Age",
+  "Idempotent-Replayed",
 ];
 
 /** How long a browser may cache a preflight answer. */
