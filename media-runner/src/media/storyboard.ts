@@ -135,9 +135,15 @@ async function tilesBySeeking(input: string, times: number[], grid: TileGrid, op
   return tiles;
 }
 
-/** The decoder gave fewer pictures than keyframes fed (one did not decode): the general path takes over. */
+/**
+ * The decoder failed or gave fewer pictures than keyframes fed (one did not decode): the general path takes
+ * over. The message is public (the stage's method in diagnostics); the engine's stderr stays in `detail`.
+ */
 export class KeyframeDecodeError extends Error {
   override name = "KeyframeDecodeError";
+  constructor(message: string, readonly detail?: string) {
+    super(message);
+  }
 }
 
 /** The sample tables' path; undefined when it does not apply to this file. */
@@ -172,7 +178,7 @@ async function readAll(source: RemoteSource, start: number, end: number): Promis
 }
 
 /** The top-level moov, read through the job's block cache (where ffprobe's reading left it). */
-async function readMoov(source: RemoteSource, size: number): Promise<Buffer | undefined> {
+export async function readMoov(source: RemoteSource, size: number): Promise<Buffer | undefined> {
   let pos = 0;
   for (let i = 0; i < maxTopLevelBoxes && pos + 8 <= size; i++) {
     const header = await readAll(source, pos, Math.min(pos + 15, size - 1));
@@ -285,7 +291,7 @@ async function decodeKeyframes(
       ...(options.signal ? { signal: options.signal } : {}),
     },
   );
-  if (result.code !== 0) throw new KeyframeDecodeError(`the keyframes could not be decoded: ${engineDiagnostics(result.stderr).slice(0, 120)}`);
+  if (result.code !== 0) throw new KeyframeDecodeError("the keyframes could not be decoded on their own", engineDiagnostics(result.stderr));
   if (result.stdout.length !== count * frameBytes) {
     throw new KeyframeDecodeError(`${Math.floor(result.stdout.length / frameBytes)} of ${count} keyframes decoded`);
   }
