@@ -183,6 +183,16 @@ describe("storyboard", () => {
     expect(result.stages!.storyboard!.requests!).toBeLessThanOrEqual(6);
   }, 120_000);
 
+  it("an origin without Range support: no exact reads, the general path over the spooled file", async () => {
+    const res = await processRequest(app, { url: `${origin.url}/norange/seconds.mp4`, category: "video", stages: ["storyboard"] });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.stages!.storyboard).toMatchObject({ status: "done" });
+    expect(result.stages!.storyboard!.method).toMatch(/^seek-per-tile \(.*Range support\)$/);
+    const tiles = await tileColours(result.storyboard!);
+    expect(tiles.map((colour) => nearestSecond(colour, secondColours(join(dir, "seconds.mp4"))))).toEqual(tiles.map((_, i) => i));
+  }, 120_000);
+
   it("WebM has no sample tables here: the general path (one seek per tile) makes the storyboard", async () => {
     const path = join(dir, "seconds.webm");
     const res = await processRequest(app, { url: `${origin.url}/files/seconds.webm`, category: "video", stages: ["storyboard"] });
