@@ -177,6 +177,9 @@ function buildStageDiagnostics(record: ResourceRecord): NonNullable<InspectData[
       ...(entry?.engine ? { engine: entry.engine } : {}),
       ...(entry?.durationMs !== undefined ? { durationMs: Math.round(entry.durationMs) } : {}),
       ...(entry?.error ? { error: entry.error } : {}),
+      ...(entry?.bytesPulled !== undefined ? { bytesPulled: entry.bytesPulled } : {}),
+      ...(entry?.requests !== undefined ? { requests: entry.requests } : {}),
+      ...(entry?.method !== undefined ? { method: entry.method } : {}),
     };
   }
   return out;

@@ -9,6 +9,11 @@ export const StageDiagnostics = z.object({
   engine: z.enum(["edge", "runner", "provider"]).optional().meta({ description: "Where the stage ran" }),
   durationMs: z.number().int().optional(),
   error: z.string().optional().meta({ description: "Why the stage failed (or the last transient error while it retries)" }),
+  bytesPulled: z.number().int().nonnegative().optional()
+    .meta({ description: "Origin body bytes this stage itself pulled (stages that read on their own, e.g. preview:storyboard's keyframes)" }),
+  requests: z.number().int().nonnegative().optional().meta({ description: "Origin requests this stage itself made" }),
+  method: z.string().optional()
+    .meta({ description: "How the stage read the file (preview:storyboard: keyframes-by-range, or seek-per-tile and why)" }),
 });
 
 export const Diagnostics = z.object({

@@ -42,6 +42,10 @@ export const StageRecord = z.object({
   error: z.string().optional(),
   /** Where the work ran: the Worker isolate ("edge") or the media runner. */
   engine: z.enum(["edge", "runner", "provider"]).optional(),
+  /** The stage's own origin traffic and how it read the file, when the engine reports them (storyboard). */
+  bytesPulled: z.number().int().nonnegative().optional(),
+  requests: z.number().int().nonnegative().optional(),
+  method: z.string().optional(),
 });
 export type StageRecord = z.infer<typeof StageRecord>;
 

@@ -121,6 +121,11 @@ export const RunnerStageOutcome = z.object({
   status: z.enum(["done", "failed", "skipped"])
     .meta({ description: "skipped: the stage does not apply to what the file turned out to be (e.g. previews of audio)" }),
   reason: z.string().max(200).optional().meta({ description: "Why the stage failed or was skipped" }),
+  bytesPulled: z.number().int().nonnegative().optional()
+    .meta({ description: "Origin body bytes the stage itself pulled (reported by stages that read on their own: storyboard)" }),
+  requests: z.number().int().nonnegative().optional().meta({ description: "Origin requests the stage itself made" }),
+  method: z.string().max(200).optional()
+    .meta({ description: "How the stage read the file (storyboard: keyframes-by-range, or seek-per-tile with the reason)" }),
 });
 export type RunnerStageOutcome = z.infer<typeof RunnerStageOutcome>;
 

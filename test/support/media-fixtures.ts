@@ -84,7 +84,7 @@ export const factFixtures: Record<string, { args?: string[]; make?: (dir: string
  * Writes a 90° display matrix into the first track header (the video track): a=0 b=1 c=-1 d=0, tx=height, as
  * ISO 14496-12 8.3.2 and ffmpeg's own muxer write it for a rotated stream.
  */
-function withQuarterTurn(file: Buffer): Buffer {
+export function withQuarterTurn(file: Buffer): Buffer {
   const out = Buffer.from(file);
   const at = out.indexOf("tkhd");
   if (at < 4) throw new Error("no tkhd to rotate");

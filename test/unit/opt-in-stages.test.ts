@@ -65,6 +65,28 @@ describe("opt-in stages", () => {
     expect(done.data.preview?.storyboard).toEqual(storyboard);
   });
 
+  it("the storyboard's own bytes, requests and method from the runner show in diagnostics.stages (full profile)", () => {
+    const record = recordOf("video");
+    registerOptIn(record, ["storyboard"]);
+    applyRunnerOutcome(record, {
+      stages: ["preview:storyboard"],
+      result: {
+        ...runnerAnswer({
+          timings: { total: 5, storyboard: 4 }, bytesFetched: 3_300_000, requests: 35,
+          stages: { storyboard: { status: "done", bytesPulled: 2_834_228, requests: 29, method: "keyframes-by-range" } },
+        }),
+        storedStoryboard: storyboard,
+      },
+    });
+    const view = project(record, { profile: "full", responseSource: "cache" });
+    if (!("processing" in view)) throw new Error("not an inspect response");
+    expect(view.data.diagnostics?.stages?.["preview:storyboard"]).toMatchObject({
+      state: "done", engine: "runner", bytesPulled: 2_834_228, requests: 29, method: "keyframes-by-range",
+    });
+    // Stages that report nothing of their own carry no such fields.
+    expect(view.data.diagnostics?.stages?.["metadata:video"] ?? {}).not.toHaveProperty("bytesPulled");
+  });
+
   it("expand=waveform on audio: preview.waveform and metadata.audio.loudness once done; the reserved null before", () => {
     const record = recordOf("audio");
     record.results.audio = { duration: { seconds: 30, formatted: "0:30" }, codec: "aac" };

@@ -40,6 +40,14 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
     failures,
     missingReason: "the media runner produced no result",
   }) || changed;
+  // A stage that read on its own (the storyboard's keyframes) says what it pulled: kept on its stage record.
+  for (const stage of targets) {
+    const { bytesPulled, requests, method } = r.stages?.[stageDefinition(stage).runnerStage as RunnerStage] ?? {};
+    const entry = record.stages[stage];
+    if (!entry || (bytesPulled === undefined && requests === undefined && method === undefined)) continue;
+    Object.assign(entry, { ...(bytesPulled !== undefined ? { bytesPulled } : {}), ...(requests !== undefined ? { requests } : {}), ...(method !== undefined ? { method } : {}) });
+    changed = true;
+  }
   if (changed && r.bytesFetched !== undefined) record.results.runnerBytesFetched = r.bytesFetched;
   if (changed) {
     for (const [k, v] of Object.entries(r.timings)) record.timings[`runner.${k}`] = v;

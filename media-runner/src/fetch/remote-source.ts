@@ -209,6 +209,48 @@ export class RemoteSource {
     }
   }
 
+  /**
+   * Bytes [start, end] (inclusive) in one exact Range request, for a reader that knows what it needs (the
+   * storyboard's keyframes, found in the sample tables): not rounded out to blocks and not cached. Served from
+   * the cache instead when every block of it is there. Only for a source with Range support.
+   */
+  async readExact(start: number, end: number): Promise<Buffer> {
+    if (!this.rangeSupported || this.size === undefined || start < 0 || end < start || end >= this.size) {
+      throw new RunnerError("INTERNAL_ERROR", "an exact read needs a Range-capable source and a range inside it");
+    }
+    const B = this.limits.blockBytes;
+    const held: Buffer[] = [];
+    for (let index = Math.floor(start / B); index <= Math.floor(end / B); index++) {
+      const block = this.cache.get(index);
+      if (!block) break;
+      held.push(slice(index, block, Math.max(start, index * B), end, B));
+    }
+    if (held.length === Math.floor(end / B) - Math.floor(start / B) + 1) return Buffer.concat(held);
+    const part = await this.request({ start, end });
+    const range = parseContentRange(part.headers["content-range"]);
+    if (part.status !== 206 || range?.start !== start || range.size !== this.size) {
+      discard(part.body);
+      throw this.fail(new RunnerError("BAD_GATEWAY", "the remote server stopped honouring byte ranges"));
+    }
+    const length = end - start + 1;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    try {
+      for await (const chunk of part.body as AsyncIterable<Buffer>) {
+        this.count(chunk.length);
+        received += chunk.length;
+        if (received > length) throw this.fail(new RunnerError("BAD_GATEWAY", "the remote server sent more than the range asked for"));
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      throw this.fail(upstreamError(error, false));
+    } finally {
+      discard(part.body);
+    }
+    if (received !== length) throw this.fail(new RunnerError("BAD_GATEWAY", "the remote server ended the body early"));
+    return Buffer.concat(chunks, length);
+  }
+
   private async *fetchBlocks(index: number, count: number): AsyncGenerator<Block> {
     const mine: number[] = [];
     const last = Number.isFinite(count) ? index + count : index + 1;

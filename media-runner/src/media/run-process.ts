@@ -21,6 +21,8 @@ export interface RunOptions {
    * whatever URL it names. Without one the child can open no HTTP connection at all (engineNoNetworkProxy).
    */
   httpProxy?: string;
+  /** Bytes written to the child's standard input (then closed); without it stdin is closed from the start. */
+  stdin?: Buffer;
 }
 
 export interface RunResult {
@@ -89,7 +91,13 @@ export function engineEnvironment(httpProxy: string | undefined, base: NodeJS.Pr
 export function runProcess(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const [file, argv] = limitedCommand(command, args, options.addressSpaceBytes ?? engineAddressSpaceBytes());
-    const child = spawn(file, argv, { stdio: ["ignore", "pipe", "pipe"], env: engineEnvironment(options.httpProxy) });
+    const env = engineEnvironment(options.httpProxy);
+    const child = options.stdin ? spawn(file, argv, { stdio: ["pipe", "pipe", "pipe"], env }) : spawn(file, argv, { stdio: ["ignore", "pipe", "pipe"], env });
+    if (options.stdin && child.stdin) {
+      // An engine that stops reading early (it failed, or has what it wanted) closes the pipe: not an error here.
+      child.stdin.on("error", () => {});
+      child.stdin.end(options.stdin);
+    }
     const untrack = child.pid !== undefined ? currentEnginePriority()?.track(child.pid) : undefined;
     const chunks: Buffer[] = [];
     let stdoutBytes = 0;

@@ -70,7 +70,7 @@ export async function runAvJob(
       stages.metadata = { status: "done" };
     }
     if (wantsTimeline(request)) {
-      const timeline = await timelineStages(request, input, probed, { video, audio }, ctx, timings, fatal);
+      const timeline = await timelineStages(request, input, source, probed, { video, audio }, ctx, timings, fatal);
       Object.assign(response, timeline.results);
       Object.assign(stages, timeline.stages);
     }

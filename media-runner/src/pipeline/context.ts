@@ -4,6 +4,7 @@ import type { RunnerConfig } from "../config.ts";
 import { RemoteSource, defaultSourceLimits, type SourceSeed } from "../fetch/remote-source.ts";
 import type { RunnerHead } from "../../../shared/shapes/runner.ts";
 import type { Binaries } from "../media/binaries.ts";
+import type { JobBudget } from "../fetch/job-budget.ts";
 import type { RangeProxy } from "../proxy/range-proxy.ts";
 
 export interface JobContext {
@@ -12,6 +13,8 @@ export interface JobContext {
   proxy: RangeProxy;
   dispatcher: Dispatcher;
   signal: AbortSignal;
+  /** The job's share of the inspection's origin budget (set per job by processJob), for stages that plan requests. */
+  budget?: JobBudget;
 }
 
 /** Per-step wall times in milliseconds. */

@@ -18,7 +18,7 @@ const pipelines: Readonly<Record<RunnerCategory, Pipeline>> = {
 export async function processJob(request: RunnerRequest, base: JobContext): Promise<RunnerResponse> {
   // Every origin request of the job goes through this dispatcher, so the inspection's budget bounds them all.
   const budget = new JobBudget(request.budget);
-  const ctx: JobContext = { ...base, dispatcher: meteredDispatcher(base.dispatcher, budget) };
+  const ctx: JobContext = { ...base, dispatcher: meteredDispatcher(base.dispatcher, budget), budget };
   // An HLS/DASH stream: previews from one segment through a manifest session (metadata came from the manifest).
   if (request.stream) {
     const result = await runStreamJob(request, request.stream, ctx);

@@ -6,12 +6,22 @@
 import type { RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import type { FfprobeOutput, FfprobeStream } from "../media/ffprobe.ts";
 import { durationSeconds, toVideoMetadata } from "../media/metadata.ts";
-import { buildStoryboard } from "../media/storyboard.ts";
+import type { RemoteSource } from "../fetch/remote-source.ts";
+import { buildStoryboard, maxKeyframeRequests } from "../media/storyboard.ts";
 import { buildWaveform } from "../media/waveform.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { failureReason, type StageOutcomes } from "./preview-stages.ts";
 
 type TimelineResults = Pick<RunnerResponse, "storyboard" | "waveform" | "loudness">;
+
+/** Origin requests kept back from the storyboard's keyframe reads for the rest of the job. */
+const keyframeRequestReserve = 8;
+
+/** The keyframe reads' share of the job's request budget: what is left less a reserve, within the storyboard's own cap. */
+function keyframeRequestAllowance(ctx: JobContext): number {
+  const left = ctx.budget ? ctx.budget.limit.requests - ctx.budget.used.requests : maxKeyframeRequests;
+  return Math.max(1, Math.min(maxKeyframeRequests, left - keyframeRequestReserve));
+}
 
 export function wantsTimeline(request: RunnerRequest): boolean {
   return request.stages.includes("storyboard") || request.stages.includes("waveform");
@@ -20,6 +30,7 @@ export function wantsTimeline(request: RunnerRequest): boolean {
 export async function timelineStages(
   request: RunnerRequest,
   input: string,
+  source: RemoteSource,
   probed: FfprobeOutput,
   streams: { video: FfprobeStream | undefined; audio: FfprobeStream | undefined },
   ctx: JobContext,
@@ -44,11 +55,22 @@ export async function timelineStages(
     if (!video || request.category === "audio") stages.storyboard = { status: "skipped", reason: "the file has no picture stream" };
     else {
       const facts = toVideoMetadata(probed, video);
-      await attempt("storyboard", async () => ({
-        storyboard: await buildStoryboard(input, {
-          durationSeconds: durationSeconds(probed, video) ?? 0, width: facts.width ?? 0, height: facts.height ?? 0,
-        }, { ...engine, timeoutMs: config.processTimeoutMs }),
-      }));
+      // The stage's own traffic (diagnostics): what the source pulled while it ran.
+      const before = { bytes: source.bytesFetched, requests: source.requests };
+      let method: string | undefined;
+      await attempt("storyboard", async () => {
+        const built = await buildStoryboard(input, {
+          durationSeconds: durationSeconds(probed, video) ?? 0, width: facts.width ?? 0, height: facts.height ?? 0, rotation: facts.rotation ?? 0,
+        }, { ...engine, timeoutMs: config.processTimeoutMs }, {
+          source, formatName: probed.format?.format_name, maxRequests: keyframeRequestAllowance(ctx),
+        });
+        method = built.fallback !== undefined ? `${built.method} (${built.fallback})`.slice(0, 200) : built.method;
+        return { storyboard: built.storyboard };
+      });
+      stages.storyboard = {
+        ...stages.storyboard!, bytesPulled: source.bytesFetched - before.bytes, requests: source.requests - before.requests,
+        ...(method !== undefined ? { method } : {}),
+      };
     }
   }
   if (request.stages.includes("waveform")) {

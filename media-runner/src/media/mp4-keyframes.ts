@@ -1,0 +1,363 @@
+/**
+ * Where the keyframes of an MP4/MOV video track are, from its sample tables (ISO/IEC 14496-12 8.6-8.7): stss
+ * (which samples are sync samples), stts and ctts (their times), elst (the presentation shift), and stsc,
+ * stsz and stco/co64 (their byte offsets and sizes). The storyboard uses it to read only the keyframes it
+ * shows, by byte range (storyboard.ts).
+ *
+ * Bounded work on untrusted tables: the moov is a Buffer of at most maxMoovBytes; boxes are walked iteratively
+ * along fixed paths (no recursion); every table's entry count is checked against its box's size before it is
+ * read; the work is linear in the tables' entries plus the picked samples times their chunk's sample count
+ * (capped). Anything unexpected throws Mp4IndexError and the caller takes the general path.
+ */
+
+/** A moov larger than this is not indexed here (the storyboard's general path handles the file). */
+export const maxMoovBytes = 16 * 1024 * 1024;
+/** Boxes looked at in one container before the walk gives up. */
+const maxChildren = 4096;
+/** Top-level boxes walked to find the moov. */
+export const maxTopLevelBoxes = 64;
+/** A file without stss declares every sample a sync sample (intra-only): walked up to this many samples. */
+const maxAllSyncSamples = 1_000_000;
+/** Samples summed to find a sample's offset inside its chunk. */
+const maxSamplesPerChunk = 100_000;
+
+export class Mp4IndexError extends Error {
+  override name = "Mp4IndexError";
+}
+
+export type KeyframeCodec = "h264" | "hevc";
+
+export interface Keyframe {
+  /** 1-based sample number. */
+  sample: number;
+  /** Presentation time in seconds (edit list applied). */
+  time: number;
+  offset: number;
+  size: number;
+}
+
+export interface KeyframeSelection {
+  codec: KeyframeCodec;
+  /** The sample entry's decoder configuration record (avcC or hvcC body). */
+  config: Buffer;
+  /** Distinct keyframes picked, in file order. */
+  keyframes: Keyframe[];
+  /** For each asked time, the index in `keyframes` of the keyframe nearest to it. */
+  pick: number[];
+}
+
+interface Box {
+  type: string;
+  /** Offset of the body (after the header). */
+  body: number;
+  end: number;
+}
+
+function* boxes(buf: Buffer, from: number, to: number): Generator<Box> {
+  let pos = from;
+  let count = 0;
+  while (pos + 8 <= to) {
+    if (++count > maxChildren) throw new Mp4IndexError("too many boxes in one container");
+    let size = buf.readUInt32BE(pos);
+    const type = buf.toString("latin1", pos + 4, pos + 8);
+    let header = 8;
+    if (size === 1) {
+      if (pos + 16 > to) throw new Mp4IndexError("truncated box header");
+      const large = buf.readBigUInt64BE(pos + 8);
+      if (large > BigInt(to - pos)) throw new Mp4IndexError(`${type} overruns its parent`);
+      size = Number(large);
+      header = 16;
+    } else if (size === 0) {
+      size = to - pos;
+    }
+    if (size < header || pos + size > to) throw new Mp4IndexError(`${type} overruns its parent`);
+    yield { type, body: pos + header, end: pos + size };
+    pos += size;
+  }
+}
+
+function child(buf: Buffer, parent: Box, type: string): Box | undefined {
+  for (const box of boxes(buf, parent.body, parent.end)) if (box.type === type) return box;
+  return undefined;
+}
+
+function path(buf: Buffer, parent: Box, types: readonly string[]): Box | undefined {
+  let at: Box | undefined = parent;
+  for (const type of types) {
+    at = at && child(buf, at, type);
+    if (!at) return undefined;
+  }
+  return at;
+}
+
+/** A full box's table: entry count at body+offset, entries after it, each entrySize bytes, all inside the box. */
+function table(buf: Buffer, box: Box, countAt: number, entrySize: number): { count: number; first: number } {
+  if (box.body + countAt + 4 > box.end) throw new Mp4IndexError(`${box.type} truncated`);
+  const count = buf.readUInt32BE(box.body + countAt);
+  const first = box.body + countAt + 4;
+  if (count > (box.end - first) / entrySize) throw new Mp4IndexError(`${box.type} declares more entries than it holds`);
+  return { count, first };
+}
+
+const videoEntries: Readonly<Record<string, { codec: KeyframeCodec; config: string }>> = {
+  avc1: { codec: "h264", config: "avcC" },
+  avc3: { codec: "h264", config: "avcC" },
+  hvc1: { codec: "hevc", config: "hvcC" },
+  hev1: { codec: "hevc", config: "hvcC" },
+};
+
+/** VisualSampleEntry fields before its child boxes: 6 reserved + data_reference_index + 70 bytes. */
+const visualSampleEntryBytes = 78;
+
+interface VideoTrack {
+  codec: KeyframeCodec;
+  config: Buffer;
+  timescale: number;
+  /** Seconds added to (composition time / timescale) to get the presentation time. */
+  shift: number;
+  stbl: Box;
+}
+
+/** The first video track whose sample entry is H.264 or HEVC (the one ffprobe reports first). */
+function videoTrack(buf: Buffer, moov: Box): VideoTrack | undefined {
+  const mvhd = child(buf, moov, "mvhd");
+  if (!mvhd || mvhd.body + 24 > mvhd.end) throw new Mp4IndexError("no mvhd");
+  const movieTimescale = buf.readUInt32BE(mvhd.body + (buf[mvhd.body] === 1 ? 20 : 12));
+  for (const trak of boxes(buf, moov.body, moov.end)) {
+    if (trak.type !== "trak") continue;
+    const mdia = child(buf, trak, "mdia");
+    const hdlr = mdia && child(buf, mdia, "hdlr");
+    if (!mdia || !hdlr || hdlr.body + 12 > hdlr.end || buf.toString("latin1", hdlr.body + 8, hdlr.body + 12) !== "vide") continue;
+    const stbl = path(buf, mdia, ["minf", "stbl"]);
+    const stsd = stbl && child(buf, stbl, "stsd");
+    if (!stbl || !stsd || stsd.body + 8 > stsd.end) continue;
+    const entry = boxes(buf, stsd.body + 8, stsd.end).next().value;
+    const known = entry ? videoEntries[entry.type] : undefined;
+    if (!entry || !known) return undefined; // the first video track is not one this reader decodes
+    const configBox = entry.body + visualSampleEntryBytes <= entry.end
+      ? child(buf, { type: entry.type, body: entry.body + visualSampleEntryBytes, end: entry.end }, known.config)
+      : undefined;
+    if (!configBox) throw new Mp4IndexError(`no ${known.config}`);
+    const mdhd = child(buf, mdia, "mdhd");
+    if (!mdhd || mdhd.body + 24 > mdhd.end) throw new Mp4IndexError("no mdhd");
+    const timescale = buf.readUInt32BE(mdhd.body + (buf[mdhd.body] === 1 ? 20 : 12));
+    if (timescale === 0) throw new Mp4IndexError("zero timescale");
+    return { codec: known.codec, config: Buffer.from(buf.subarray(configBox.body, configBox.end)), timescale, shift: editShift(buf, trak, movieTimescale, timescale), stbl };
+  }
+  return undefined;
+}
+
+/** Leading empty edits delay the track; the first media edit's media_time is where presentation starts. */
+function editShift(buf: Buffer, trak: Box, movieTimescale: number, timescale: number): number {
+  const elst = path(buf, trak, ["edts", "elst"]);
+  if (!elst || elst.body + 8 > elst.end) return 0;
+  const v1 = buf[elst.body] === 1;
+  const { count, first } = table(buf, elst, 4, v1 ? 20 : 12);
+  let empty = 0;
+  for (let i = 0; i < Math.min(count, 16); i++) {
+    const at = first + i * (v1 ? 20 : 12);
+    const duration = v1 ? Number(buf.readBigUInt64BE(at)) : buf.readUInt32BE(at);
+    const mediaTime = v1 ? Number(buf.readBigInt64BE(at + 8)) : buf.readInt32BE(at + 4);
+    if (mediaTime === -1) {
+      empty += movieTimescale > 0 ? duration / movieTimescale : 0;
+      continue;
+    }
+    return empty - mediaTime / timescale;
+  }
+  return empty;
+}
+
+/** Iterates runs of (count, value) tables (stts, ctts) by sample number, forwards only. */
+class RunCursor {
+  private entry = 0;
+  private entryFirst = 1; // sample number the current entry starts at
+  private base = 0; // sum of values up to entryFirst (stts: the dts of entryFirst)
+  constructor(private readonly buf: Buffer, private readonly first: number, private readonly count: number, private readonly signed: boolean) {}
+  private at(i: number): [number, number] {
+    const o = this.first + i * 8;
+    return [this.buf.readUInt32BE(o), this.signed ? this.buf.readInt32BE(o + 4) : this.buf.readUInt32BE(o + 4)];
+  }
+  /** stts: decode time of `sample` (in timescale units); samples must come in increasing order. */
+  timeOf(sample: number): number {
+    for (;;) {
+      if (this.entry >= this.count) throw new Mp4IndexError("sample past the time table");
+      const [n, delta] = this.at(this.entry);
+      if (sample < this.entryFirst + n) return this.base + (sample - this.entryFirst) * delta;
+      this.base += n * delta;
+      this.entryFirst += n;
+      this.entry++;
+    }
+  }
+  /** ctts: the value of the run holding `sample` (0 past the table). */
+  valueOf(sample: number): number {
+    for (;;) {
+      if (this.entry >= this.count) return 0;
+      const [n, value] = this.at(this.entry);
+      if (sample < this.entryFirst + n) return value;
+      this.entryFirst += n;
+      this.entry++;
+    }
+  }
+}
+
+/**
+ * The keyframe nearest to each of `times` (seconds, ascending; ties go to the earlier keyframe), with its byte
+ * range. Undefined when the file has no H.264/HEVC video track or holds its samples in fragments (moof).
+ */
+export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fileSize: number | undefined): KeyframeSelection | undefined {
+  if (moovBytes.length > maxMoovBytes) throw new Mp4IndexError("moov too large");
+  if (moovBytes.length < 16 || moovBytes.toString("latin1", 4, 8) !== "moov") throw new Mp4IndexError("not a moov");
+  const moov: Box = { type: "moov", body: moovBytes.readUInt32BE(0) === 1 ? 16 : 8, end: moovBytes.length };
+  const buf = moovBytes;
+  const track = videoTrack(buf, moov);
+  if (!track) return undefined;
+  const { stbl } = track;
+  const stts = child(buf, stbl, "stts");
+  const stsc = child(buf, stbl, "stsc");
+  const stsz = child(buf, stbl, "stsz");
+  const stco = child(buf, stbl, "stco") ?? child(buf, stbl, "co64");
+  if (!stts || !stsc || !stsz || !stco) throw new Mp4IndexError("incomplete sample tables");
+  if (stsz.body + 12 > stsz.end) throw new Mp4IndexError("stsz truncated");
+  const constantSize = buf.readUInt32BE(stsz.body + 4);
+  const sampleCount = buf.readUInt32BE(stsz.body + 8);
+  if (sampleCount === 0) return undefined; // fragmented: the samples are in moofs
+  if (constantSize === 0) table(buf, stsz, 8, 4);
+  const sizeOf = (sample: number) => constantSize !== 0 ? constantSize : buf.readUInt32BE(stsz.body + 12 + (sample - 1) * 4);
+
+  // Sync samples in order, each with its presentation time.
+  const sttsTable = table(buf, stts, 4, 8);
+  const timesCursor = new RunCursor(buf, sttsTable.first, sttsTable.count, false);
+  const cttsBox = child(buf, stbl, "ctts");
+  const cttsTable = cttsBox ? table(buf, cttsBox, 4, 8) : undefined;
+  const offsetsCursor = cttsTable ? new RunCursor(buf, cttsTable.first, cttsTable.count, true) : undefined;
+  const stss = child(buf, stbl, "stss");
+  const stssTable = stss ? table(buf, stss, 4, 4) : undefined;
+  const syncCount = stssTable ? stssTable.count : sampleCount;
+  if (!stssTable && sampleCount > maxAllSyncSamples) throw new Mp4IndexError("too many samples to walk without stss");
+  if (syncCount === 0) throw new Mp4IndexError("no sync samples");
+
+  // Two pointers: tile j takes the nearer of the last keyframe at or before it and the first one after it.
+  const pickedSample: number[] = new Array(times.length);
+  const pickedTime: number[] = new Array(times.length);
+  let previous: { sample: number; time: number } | undefined;
+  let j = 0;
+  let lastSample = 0;
+  for (let k = 0; k < syncCount && j < times.length; k++) {
+    const sample = stssTable ? buf.readUInt32BE(stssTable.first + k * 4) : k + 1;
+    if (sample <= lastSample || sample > sampleCount) throw new Mp4IndexError("stss out of order or past the samples");
+    lastSample = sample;
+    const ticks = timesCursor.timeOf(sample) + (offsetsCursor?.valueOf(sample) ?? 0);
+    const time = ticks / track.timescale + track.shift;
+    while (j < times.length && times[j]! < time) {
+      const useNext = !previous || time - times[j]! < times[j]! - previous.time;
+      const chosen = useNext ? { sample, time } : previous!;
+      pickedSample[j] = chosen.sample;
+      pickedTime[j] = chosen.time;
+      j++;
+    }
+    previous = { sample, time };
+  }
+  for (; j < times.length; j++) {
+    pickedSample[j] = previous!.sample;
+    pickedTime[j] = previous!.time;
+  }
+
+  // Distinct samples in order, then their offsets: one pass over stsc's runs and the chunks holding them.
+  const distinct = [...new Set(pickedSample)].sort((a, b) => a - b);
+  const stscTable = table(buf, stsc, 4, 12);
+  const co64 = stco.type === "co64";
+  const chunkTable = table(buf, stco, 4, co64 ? 8 : 4);
+  const chunkOffset = (chunk: number) => co64 ? Number(buf.readBigUInt64BE(chunkTable.first + (chunk - 1) * 8)) : buf.readUInt32BE(chunkTable.first + (chunk - 1) * 4);
+  const offsets = new Map<number, { offset: number; size: number }>();
+  let runFirstSample = 1;
+  let w = 0;
+  for (let r = 0; r < stscTable.count && w < distinct.length; r++) {
+    const at = stscTable.first + r * 12;
+    const firstChunk = buf.readUInt32BE(at);
+    const perChunk = buf.readUInt32BE(at + 4);
+    const nextFirst = r + 1 < stscTable.count ? buf.readUInt32BE(at + 12) : chunkTable.count + 1;
+    if (firstChunk === 0 || nextFirst <= firstChunk || nextFirst > chunkTable.count + 1 || perChunk === 0) throw new Mp4IndexError("invalid stsc");
+    if (perChunk > maxSamplesPerChunk) throw new Mp4IndexError("too many samples in a chunk");
+    const runSamples = (nextFirst - firstChunk) * perChunk;
+    while (w < distinct.length && distinct[w]! < runFirstSample + runSamples) {
+      const sample = distinct[w]!;
+      const inRun = sample - runFirstSample;
+      const chunk = firstChunk + Math.floor(inRun / perChunk);
+      let offset = chunkOffset(chunk);
+      for (let s = sample - (inRun % perChunk); s < sample; s++) offset += sizeOf(s);
+      const size = sizeOf(sample);
+      if (size === 0 || (fileSize !== undefined && offset + size > fileSize)) throw new Mp4IndexError("keyframe outside the file");
+      offsets.set(sample, { offset, size });
+      w++;
+    }
+    runFirstSample += runSamples;
+  }
+  if (w < distinct.length) throw new Mp4IndexError("keyframe past the chunk table");
+
+  const keyframes: Keyframe[] = distinct.map((sample) => ({ sample, time: pickedTime[pickedSample.indexOf(sample)]!, ...offsets.get(sample)! }));
+  keyframes.sort((a, b) => a.offset - b.offset);
+  const index = new Map(keyframes.map((k, i) => [k.sample, i]));
+  return { codec: track.codec, config: track.config, keyframes, pick: pickedSample.map((s) => index.get(s)!) };
+}
+
+/** Parameter sets of an avcC or hvcC record as NAL units, and the length-field size of the samples' NAL units. */
+export function parameterSets(codec: KeyframeCodec, config: Buffer): { nalLengthSize: number; nals: Buffer[] } {
+  const nals: Buffer[] = [];
+  let pos: number;
+  const take = () => {
+    if (pos + 2 > config.length) throw new Mp4IndexError("truncated decoder configuration");
+    const length = config.readUInt16BE(pos);
+    if (pos + 2 + length > config.length) throw new Mp4IndexError("truncated decoder configuration");
+    nals.push(config.subarray(pos + 2, pos + 2 + length));
+    pos += 2 + length;
+  };
+  if (codec === "h264") {
+    if (config.length < 7 || config[0] !== 1) throw new Mp4IndexError("invalid avcC");
+    const nalLengthSize = (config[4]! & 3) + 1;
+    pos = 6;
+    for (let i = config[5]! & 0x1f; i > 0; i--) take();
+    if (pos >= config.length) throw new Mp4IndexError("avcC without PPS count");
+    const pps = config[pos++]!;
+    for (let i = pps; i > 0; i--) take();
+    return { nalLengthSize, nals };
+  }
+  if (config.length < 23) throw new Mp4IndexError("invalid hvcC");
+  const nalLengthSize = (config[21]! & 3) + 1;
+  const arrays = config[22]!;
+  pos = 23;
+  for (let a = 0; a < arrays; a++) {
+    if (pos + 3 > config.length) throw new Mp4IndexError("truncated hvcC");
+    const count = config.readUInt16BE(pos + 1);
+    pos += 3;
+    for (let i = 0; i < count; i++) take();
+  }
+  return { nalLengthSize, nals };
+}
+
+const startCode = Buffer.from([0, 0, 0, 1]);
+/** Access unit delimiters, so the raw-stream parser starts a new picture at each keyframe. */
+const accessUnitDelimiter: Readonly<Record<KeyframeCodec, Buffer>> = {
+  h264: Buffer.from([0x09, 0xf0]),
+  hevc: Buffer.from([0x46, 0x01, 0x50]),
+};
+
+/**
+ * One keyframe as an Annex B access unit: a delimiter, the parameter sets, then the sample's NAL units with
+ * start codes instead of length fields. Concatenated, these make a raw stream ffmpeg's h264/hevc demuxer reads.
+ */
+export function annexBAccessUnit(codec: KeyframeCodec, params: { nalLengthSize: number; nals: Buffer[] }, sample: Buffer): Buffer[] {
+  const parts: Buffer[] = [startCode, accessUnitDelimiter[codec]];
+  for (const nal of params.nals) parts.push(startCode, nal);
+  let pos = 0;
+  const n = params.nalLengthSize;
+  while (pos < sample.length) {
+    if (pos + n > sample.length) throw new Mp4IndexError("truncated NAL length");
+    let length = 0;
+    for (let i = 0; i < n; i++) length = length * 256 + sample[pos + i]!;
+    pos += n;
+    if (length === 0 || pos + length > sample.length) throw new Mp4IndexError("NAL unit overruns its sample");
+    parts.push(startCode, sample.subarray(pos, pos + length));
+    pos += length;
+  }
+  return parts;
+}
