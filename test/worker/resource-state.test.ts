@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
 import { dropCachedRecord, forgetInIsolate } from "../../worker/service/edge-cache.ts";
 import { RecordStore } from "../../worker/object/record-store.ts";
+import { OriginErrorMemory } from "../../worker/object/origin-error-memory.ts";
 import { inspect, media, origin, originStats } from "./helpers.ts";
 
 const defaultRecordTtlSeconds = 86_400; // worker/config/config.ts RECORD_TTL_SECONDS (not overridden in tests)
@@ -141,7 +142,9 @@ describe("origin errors are cached briefly, not for the record TTL", () => {
     // Once the error has expired the origin is asked again.
     await runInDurableObject(objectFor(url), (instance, state) => {
       state.storage.sql.exec(`UPDATE origin_error SET expires_at = ?`, Date.now() - 1);
-      (instance as unknown as { originError?: unknown }).originError = undefined; // as an eviction would
+      // As an eviction would: the object's memory of the error starts empty and reads storage again.
+      const object = instance as unknown as { originError: OriginErrorMemory; store: RecordStore };
+      object.originError = new OriginErrorMemory(object.store);
     });
     // The edge keeps the error as long as the object did; time did not really pass, so drop it too.
     await dropCachedRecord(await resourceKey(normalizeUrl(new URL(url))));

@@ -6,13 +6,30 @@ import type { Config } from "../config/config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { runnerStagesOf } from "../../shared/stages/index.ts";
 import { callRunner } from "../runner/runner-client.ts";
-import { revisionLength, thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
+import { previewRevision, revisionLength, thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
+import { budgetAfter } from "../fetch/index.ts";
+import type { ResourceRecord } from "../../shared/schemas/record.ts";
+import type { StageName } from "../../shared/schemas/stages.ts";
 import { storeStoryboard } from "./storyboard-store.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/shapes/runner.ts";
 
 export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "budget" | "revision">;
+
+/** What the runner needs for these stages, from the record (undefined for pages and embeds). */
+export function runnerWorkFor(record: ResourceRecord, stages: StageName[]): RunnerWork | undefined {
+  if (record.category !== "video" && record.category !== "audio" && record.category !== "image") return undefined;
+  const durationHint = record.category === "video" ? record.results.video?.duration?.seconds : undefined;
+  return {
+    resourceName: record.normalizedUrl, key: record.key, url: record.probe.finalUrl, category: record.category, stages,
+    revision: previewRevision(record),
+    ...(durationHint !== undefined ? { durationHint } : {}),
+    ...(record.results.streamPreview ? { stream: record.results.streamPreview } : {}),
+    // The runner's share of the inspection's origin budget: what the edge (and earlier runner calls) left.
+    budget: budgetAfter(record.transfer).remaining(),
+  };
+}
 
 /**
  * Throws the runner client's RunnerError on failure (classified permanent or transient). `head`: the edge's

@@ -17,16 +17,17 @@ import { jobView } from "../jobs/job-status.ts";
 import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
 import { DispatchLedger } from "../dispatch/dispatch-ledger.ts";
 import { RunnerDispatcher } from "../dispatch/runner-dispatcher.ts";
-import type { RunnerWork } from "../dispatch/runner-work.ts";
+import { runnerWorkFor } from "../dispatch/runner-work.ts";
 import { runnerHeadOf } from "../dispatch/runner-head.ts";
-import { RecordStore, type CachedError } from "./record-store.ts";
+import { RecordStore } from "./record-store.ts";
+import { OriginErrorMemory } from "./origin-error-memory.ts";
+import { RecordWaiters } from "./record-waiters.ts";
 import { addTransfer } from "../record/transfer.ts";
 import { checkOrigin, tooOldFor } from "../stages/freshness.ts";
 import { deleteThumbnailsOf } from "./thumbnail-cleanup.ts";
 import { previewRevision } from "../enrich/thumbnail-store.ts";
 import { IdempotencyStore, type IdempotencyClaim, type IdempotentAnswer } from "./idempotency-store.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
-import { budgetAfter } from "../fetch/index.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "../record/runner-results.ts";
 import { inspectAt, type InspectCall, type InspectReply, type JobReply, type PublicError, type Revalidation } from "./resource-rpc.ts";
 import { stagesForEdge, stagesForRunner } from "./stage-plan.ts";
@@ -58,24 +59,18 @@ export class ResourceObject extends DurableObject<Env> {
   private imageHead?: Uint8Array;
   /** The bytes read from the start, kept until the first runner dispatch hands them over (the runner caps them). */
   private probeHead?: Uint8Array;
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new RecordWaiters();
   /** The record as last loaded or saved; `null` when storage holds none, undefined before the first load. */
   private memory?: ResourceRecord | null;
   private readonly dispatcher: RunnerDispatcher;
-  /** The failure this object remembered last: a retry is answered with a copy, a first failure is this very error. */
-  private lastRemembered?: unknown;
-  /**
-   * The origin error answered until it expires. A first failure is kept here only; it is written to storage
-   * when it is answered again (a caller retrying), so a URL that fails once costs no storage write (issue 14
-   * item 5) and one that callers retry survives the object's eviction.
-   */
-  private originError?: { error: CachedError; stored: boolean };
+  private readonly originError: OriginErrorMemory;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new RecordStore(ctx.storage.sql);
     this.jobs = new JobStore(ctx.storage.sql);
     this.idempotency = new IdempotencyStore(ctx.storage.sql);
+    this.originError = new OriginErrorMemory(this.store);
     this.dispatcher = new RunnerDispatcher(new DispatchLedger(ctx.storage.sql), {
       env,
       config: () => this.config,
@@ -83,7 +78,10 @@ export class ResourceObject extends DurableObject<Env> {
         const record = this.record();
         return record ? stillPending(record, stages) : [];
       },
-      work: (stages) => this.runnerWork(stages),
+      work: (stages) => {
+        const record = this.record();
+        return record ? runnerWorkFor(record, stages) : undefined;
+      },
       takeHead: () => {
         const record = this.record();
         const head = record ? runnerHeadOf(record, this.probeHead) : undefined;
@@ -99,21 +97,6 @@ export class ResourceObject extends DurableObject<Env> {
       },
       wakeAt: (at) => this.scheduleAlarm(at),
     });
-  }
-
-  /** What the runner needs for these stages, from the record (undefined for pages and embeds). */
-  private runnerWork(stages: StageName[]): RunnerWork | undefined {
-    const record = this.record();
-    if (!record || (record.category !== "video" && record.category !== "audio" && record.category !== "image")) return undefined;
-    const durationHint = record.category === "video" ? record.results.video?.duration?.seconds : undefined;
-    return {
-      resourceName: record.normalizedUrl, key: record.key, url: record.probe.finalUrl, category: record.category, stages,
-      revision: previewRevision(record),
-      ...(durationHint !== undefined ? { durationHint } : {}),
-      ...(record.results.streamPreview ? { stream: record.results.streamPreview } : {}),
-      // The runner's share of the inspection's origin budget: what the edge (and earlier runner calls) left.
-      budget: budgetAfter(record.transfer).remaining(),
-    };
   }
 
   private get config(): Config {
@@ -170,9 +153,9 @@ export class ResourceObject extends DurableObject<Env> {
       return { ok: true, record, responseSource, ...(job ? { job } : {}), ...(revalidation ? { revalidation } : {}) };
     } catch (err) {
       const error = publicError(err, call);
-      const remembered = this.rememberedError(Date.now());
+      const remembered = this.originError.current(Date.now());
       const same = remembered && remembered.status === error.status && remembered.code === error.code && remembered.message === error.message;
-      return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt, repeated: err !== this.lastRemembered } : {}) };
+      return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt, repeated: this.originError.isRepeat(err) } : {}) };
     }
   }
 
@@ -291,15 +274,11 @@ export class ResourceObject extends DurableObject<Env> {
       await this.retryFailedOembed(stored, now);
       return { record: stored, responseSource: "cache" };
     }
-    const cachedError = this.rememberedError(now);
+    const cachedError = this.originError.current(now);
     if (cachedError) {
-      if (!this.originError!.stored) {
-        this.store.saveError(cachedError);
-        this.originError!.stored = true;
-        // The written row goes at its expiry (the alarm deletes expired rows), so a retried failing URL leaves
-        // no storage behind; a URL that failed once wrote nothing and needs no wake.
-        await this.scheduleAlarm(cachedError.expiresAt);
-      }
+      // The written row goes at its expiry (the alarm deletes expired rows), so a retried failing URL leaves
+      // no storage behind; a URL that failed once wrote nothing and needs no wake.
+      if (this.originError.persistOnRepeat()) await this.scheduleAlarm(cachedError.expiresAt);
       throw apiErrorFrom(cachedError);
     }
     if (this.inflight) return { record: await this.inflight, responseSource: "inflight" };
@@ -357,8 +336,7 @@ export class ResourceObject extends DurableObject<Env> {
       // Provider-native data (title, thumbnail) is wanted even by `fast`, so oEmbed runs before the first answer.
       if (record.provider) await runOembedStage(record, this.config);
       this.save(record);
-      this.store.clearError();
-      this.originError = undefined;
+      this.originError.clear();
       await this.scheduleAlarm(record.expiresAt);
       if (previous && previewRevision(previous) !== previewRevision(record)) await this.deletePreviews(record.key, previewRevision(record));
       return record;
@@ -391,22 +369,8 @@ export class ResourceObject extends DurableObject<Env> {
 
   /** Origin errors are cached briefly (ERROR_TTL_SECONDS) so a failing origin is not hammered. */
   private rememberError(err: unknown): void {
-    if (!(err instanceof ApiError) || err.status === 400) return;
-    const expiresAt = Date.now() + this.config.ERROR_TTL_SECONDS * 1000;
-    this.lastRemembered = err;
-    this.originError = { error: { ...publicFields(err), expiresAt }, stored: false };
+    this.originError.remember(err, this.config.ERROR_TTL_SECONDS);
   }
-
-  /** The unexpired origin error: from memory, else from storage (a retried error written before an eviction). */
-  private rememberedError(now: number): CachedError | undefined {
-    if (!this.originError) {
-      const stored = this.store.loadError(now);
-      if (stored) this.originError = { error: stored, stored: true };
-    }
-    const current = this.originError?.error;
-    return current && current.expiresAt > now ? current : undefined;
-  }
-
 
   private edgePending(record: ResourceRecord): boolean {
     return stagesForEdge(record, this.config).length > 0;
@@ -474,7 +438,7 @@ export class ResourceObject extends DurableObject<Env> {
     if (complete) this.probeHead = undefined; // no runner call left to hand it to
     this.save(record);
     if (complete) await this.completeJobs();
-    for (const wake of [...this.waiters]) wake();
+    this.waiters.wake();
   }
 
   private async completeJobs(): Promise<void> {
@@ -486,19 +450,9 @@ export class ResourceObject extends DurableObject<Env> {
 
   /** Resolves when every stage is done or the time is up; woken by recordChanged, no polling. */
   private waitForCompletion(timeoutMs: number, done: (record: ResourceRecord) => boolean = isComplete): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        const record = this.record();
-        if (!record || done(record)) finish();
-      };
-      const finish = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      const timer = setTimeout(finish, timeoutMs);
-      this.waiters.add(check);
-      check();
+    return this.waiters.waitFor(timeoutMs, () => {
+      const record = this.record();
+      return !record || done(record);
     });
   }
 
