@@ -34,7 +34,7 @@ import { startBenchOrigin, type BenchOrigin } from "./support/origin.ts";
 import { startLatencyProxy, type LatencyProxy } from "./support/latency-proxy.ts";
 import { rttArgs, rttReport, type RttSample } from "./support/rtt-report.ts";
 import { RangeTokenizer } from "./support/range-tokenizer.ts";
-import { startService, type StartedService as Service } from "../test/support/start-service.ts";
+import { startService, type StartedService as Service } from "../testkit/start-service.ts";
 import { kib, median } from "./support/stats.ts";
 
 const run = promisify(execFile);

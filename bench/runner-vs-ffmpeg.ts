@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { startOrigin, type Origin } from "../test/runner/support/origin.ts";
+import { startOrigin, type Origin } from "../testkit/runner-origin.ts";
 
 const run = promisify(execFile);
 const rounds = Number(process.argv[2] ?? 5);

@@ -2,7 +2,7 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerErrorBody, RunnerHealth } from "../../shared/shapes/runner.ts";
 import { processRequest, testApp, testToken } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startOrigin, type Origin } from "../../testkit/runner-origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;

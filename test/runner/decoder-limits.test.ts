@@ -24,7 +24,7 @@ import { extractFrame } from "../../media-runner/src/media/frame.ts";
 import { limitedCommand, runProcess } from "../../media-runner/src/media/run-process.ts";
 import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { testToken } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startOrigin, type Origin } from "../../testkit/runner-origin.ts";
 
 const fixtures = inject("runnerFixturesDir");
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;

@@ -8,7 +8,7 @@ import { isRunnerError } from "../../media-runner/src/errors.ts";
 import { lentEngineNice } from "../../media-runner/src/media/engine-priority.ts";
 import { runProcess } from "../../media-runner/src/media/run-process.ts";
 import { processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startOrigin, type Origin } from "../../testkit/runner-origin.ts";
 
 const base: FairOptions = { concurrency: 1, maxRunning: 4, perFlowRunning: 1, maxQueue: 8, perFlowQueue: 8, lendAfterMs: 60_000 };
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { processRequest, startAppWithOrigin } from "./support/harness.ts";
-import type { Origin } from "./support/origin.ts";
+import type { Origin } from "../../testkit/runner-origin.ts";
 
 let origin: Origin;
 let app: RunnerApp;

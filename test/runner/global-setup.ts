@@ -4,7 +4,7 @@
  */
 import type { TestProject } from "vitest/node";
 import { generateFixtures } from "./support/fixtures.ts";
-import { startOrigin } from "./support/origin.ts";
+import { startOrigin } from "../../testkit/runner-origin.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

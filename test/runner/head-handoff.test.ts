@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, type RunnerHead } from "../../shared/shapes/runner.ts";
 import { processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startOrigin, type Origin } from "../../testkit/runner-origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;

@@ -8,7 +8,7 @@ import { shrinkOnLoadPixels } from "../../media-runner/src/media/limits.ts";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { ensureFormatFixtures, formatFixtures, hugeWebp, scene } from "../support/image-format-fixtures.ts";
 import { processRequest, sharp, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startOrigin, type Origin } from "../../testkit/runner-origin.ts";
 
 let origin: Origin;
 let app: RunnerApp;

@@ -4,7 +4,7 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { decodeThumbnail, processRequest, startAppWithOrigin, testApp } from "./support/harness.ts";
-import type { Origin } from "./support/origin.ts";
+import type { Origin } from "../../testkit/runner-origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { processRequest, startAppWithOrigin } from "./support/harness.ts";
-import type { Origin } from "./support/origin.ts";
+import type { Origin } from "../../testkit/runner-origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { parseRange } from "../../media-runner/src/proxy/range-header.ts";
 import { processRequest, startAppWithOrigin } from "./support/harness.ts";
-import type { Origin } from "./support/origin.ts";
+import type { Origin } from "../../testkit/runner-origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: Origin;

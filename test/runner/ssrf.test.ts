@@ -10,7 +10,7 @@ import { inject } from "vitest";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import type { Resolver } from "../../media-runner/src/fetch/resolver.ts";
 import { processRequest, testApp, testToken } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startOrigin, type Origin } from "../../testkit/runner-origin.ts";
 import { startTrap, type Trap } from "./support/trap.ts";
 
 const dir = inject("runnerFixturesDir");

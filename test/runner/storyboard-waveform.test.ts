@@ -12,7 +12,7 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { storyboardVtt } from "../../shared/media/storyboard-plan.ts";
 import { RunnerResponse, type RunnerStoryboard } from "../../shared/shapes/runner.ts";
 import { processRequest, sharp, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startOrigin, type Origin } from "../../testkit/runner-origin.ts";
 import { parseVtt } from "../support/vtt.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "storyboard");

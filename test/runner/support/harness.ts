@@ -8,7 +8,7 @@ import type { Resolver } from "../../../media-runner/src/fetch/resolver.ts";
 import { findBinaries } from "../../../media-runner/src/media/binaries.ts";
 import type { RunnerRequestInput } from "../../../shared/shapes/runner.ts";
 import { inject } from "vitest";
-import { startOrigin, type Origin } from "./origin.ts";
+import { startOrigin, type Origin } from "../../../testkit/runner-origin.ts";
 
 export const testToken = "test-token-0123456789abcdef";
 
