@@ -8,14 +8,14 @@ import { RunnerResponse, type RunnerRequestInput } from "../../shared/shapes/run
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
 import { ffprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { decodeThumbnail, processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "../../testkit/runner-origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = ensureMediaFixtures(join(import.meta.dirname, "..", ".fixtures", "media"));
 let app: RunnerApp;
-let origin: Origin;
+let origin: LoopbackOrigin;
 
 beforeAll(async () => {
-  origin = await startOrigin(dir);
+  origin = await startLoopbackOrigin([dir]);
   app = await testApp({ SSRF_ALLOWLIST: new URL(origin.url).host });
 });
 afterAll(async () => {
