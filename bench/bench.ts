@@ -30,11 +30,11 @@ import { promisify, parseArgs } from "node:util";
 import { parseFromTokenizer } from "music-metadata";
 import probeImageSize from "probe-image-size";
 import { ensureBenchMedia, benchFiles, fileSize, type BenchFile } from "./support/media.ts";
-import { startBenchOrigin, type BenchOrigin } from "./support/origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../testkit/loopback-origin.ts";
 import { startLatencyProxy, type LatencyProxy } from "./support/latency-proxy.ts";
 import { rttArgs, rttReport, type RttSample } from "./support/rtt-report.ts";
 import { RangeTokenizer } from "./support/range-tokenizer.ts";
-import { startService, type StartedService as Service } from "../test/support/start-service.ts";
+import { startService, type StartedService as Service } from "../testkit/start-service.ts";
 import { kib, median } from "./support/stats.ts";
 
 const run = promisify(execFile);
@@ -153,15 +153,15 @@ const tools: Tool[] = [
   },
 ];
 
-async function settle(origin: BenchOrigin): Promise<void> {
+async function settle(origin: LoopbackOrigin): Promise<void> {
   const until = Date.now() + settleMaxMs;
   while (Date.now() < until) {
-    if (origin.inFlight() === 0 && Date.now() - origin.lastActivity() >= settleQuietMs) return;
+    if (origin.stats.inFlight === 0 && Date.now() - origin.stats.lastActivity >= settleQuietMs) return;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-async function measure(tool: Tool, file: BenchFile, tag: string, origin: BenchOrigin, ctx: RunCtx): Promise<Sample | string> {
+async function measure(tool: Tool, file: BenchFile, tag: string, origin: LoopbackOrigin, ctx: RunCtx): Promise<Sample | string> {
   const url = `${ctx.proxy?.url ?? origin.url}/files/${file.name}?t=${tag}`;
   ctx.proxy?.reset();
   const started = performance.now();
@@ -174,9 +174,9 @@ async function measure(tool: Tool, file: BenchFile, tag: string, origin: BenchOr
   }
   const ms = performance.now() - started;
   const crossed = ctx.proxy?.stats();
-  const atAnswer = origin.stats(tag);
+  const atAnswer = origin.tagStats(tag);
   await settle(origin);
-  const settled = origin.stats(tag);
+  const settled = origin.tagStats(tag);
   return {
     ms, bytes: atAnswer.bytes, requests: atAnswer.requests, bytesSettled: settled.bytes, requestsSettled: settled.requests,
     firstRange: atAnswer.firstRange, log: settled.log, ...(extra ? { extra } : {}),
@@ -206,7 +206,7 @@ interface Row {
  * body costs over a GET under `wrangler dev` (its proxy worker forwards the body through a Durable Object and an
  * HTTP hop, which production does not have) and `cached POST - floor` the inspection's own cost.
  */
-async function cachedVsHealth(service: Service, origin: BenchOrigin, file: BenchFile) {
+async function cachedVsHealth(service: Service, origin: LoopbackOrigin, file: BenchFile) {
   const url = `${origin.url}/files/${file.name}?t=cached-${runId}`;
   await inspect(service, url, "full");
   const once = async (path: string, init?: RequestInit, expectStatus = 200) => {
@@ -302,7 +302,8 @@ async function main(): Promise<void> {
   // With --rtt, by default the service and what a user would run by hand instead.
   const byDefault = (t: Tool) => !rtts || t.name.startsWith("service") || t.name.startsWith("ffprobe");
   const chosenTools = tools.filter((t) => (toolFilter ? toolFilter.some((p) => t.name.includes(p)) : byDefault(t)));
-  const origin = await startBenchOrigin(dir);
+  // No ETag or Last-Modified on /files, as the bench has always measured.
+  const origin = await startLoopbackOrigin([dir], "127.0.0.1", {}, { validators: false });
   const proxy = rtts ? await startLatencyProxy({ host: "127.0.0.1", port: origin.port }, 0) : undefined;
   const reached = proxy ?? origin;
   const scratch = await mkdtemp(join(tmpdir(), "bench-"));

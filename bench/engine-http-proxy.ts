@@ -24,8 +24,8 @@ import { hlsInputArgs } from "../media-runner/src/proxy/hls-input-args.ts";
 import { ManifestSessions } from "../media-runner/src/proxy/manifest-session.ts";
 import { RangeProxy } from "../media-runner/src/proxy/range-proxy.ts";
 import { loadConfig } from "../media-runner/src/config.ts";
-import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
-import { generateStreamFixtures, streams } from "../test/support/stream-fixtures.ts";
+import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
+import { generateStreamFixtures, streams } from "../testkit/stream-fixtures.ts";
 
 const { values } = parseArgs({ options: { count: { type: "string", default: "20" } } });
 const count = Math.min(Number(values.count), 200);

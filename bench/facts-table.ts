@@ -3,18 +3,18 @@
 //
 //   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npx tsx bench/facts-table.ts'
 //
-// Makes the fixtures (test/support/media-fixtures.ts), computes ffprobe's reference (test/support/ffprobe-reference.ts),
+// Makes the fixtures (testkit/media-fixtures.ts), computes ffprobe's reference (testkit/ffprobe-reference.ts),
 // starts the loopback origin that counts every byte and the real Worker under `wrangler dev` (local mode, state
 // in a temporary folder), inspects each file once with profile=fast, prints a Markdown table, stops wrangler.
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
-import { freePort } from "../test/support/start-service.ts";
+import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
+import { freePort } from "../testkit/start-service.ts";
 import { startWorker, stopWorker } from "./support/wrangler-dev.ts";
-import { ensureMediaFixtures, factFixtures } from "../test/support/media-fixtures.ts";
-import { ffprobeReference, type FfprobeReference } from "../test/support/ffprobe-reference.ts";
+import { ensureMediaFixtures, factFixtures } from "../testkit/media-fixtures.ts";
+import { ffprobeReference, type FfprobeReference } from "../testkit/ffprobe-reference.ts";
 
 const root = join(import.meta.dirname, "..");
 const settleMs = 300;

@@ -9,8 +9,8 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { startFaultOrigins } from "../test/reliability/support/fault-origin.ts";
-import { inspect, startService } from "../test/reliability/support/service.ts";
+import { startFaultOrigins } from "../testkit/reliability/fault-origin.ts";
+import { inspect, startService } from "../testkit/reliability/service.ts";
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
 const ticksPerSecond = 100;

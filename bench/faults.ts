@@ -10,10 +10,10 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
-import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
-import { startFaultOrigins } from "../test/reliability/support/fault-origin.ts";
-import { inspect, percentile, startService } from "../test/reliability/support/service.ts";
+import { ensureMediaFixtures } from "../testkit/media-fixtures.ts";
+import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
+import { startFaultOrigins } from "../testkit/reliability/fault-origin.ts";
+import { inspect, percentile, startService } from "../testkit/reliability/service.ts";
 
 export interface FaultsResult {
   baselineP50: number;

@@ -7,10 +7,10 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
-import { fuzzRequest, send, startCorruptOrigin } from "../test/reliability/support/fuzz.ts";
-import { pool, startService, type Service } from "../test/reliability/support/service.ts";
-import { devReloads } from "../test/reliability/support/service.ts";
+import { ensureMediaFixtures } from "../testkit/media-fixtures.ts";
+import { fuzzRequest, send, startCorruptOrigin } from "../testkit/reliability/fuzz.ts";
+import { pool, startService, type Service } from "../testkit/reliability/service.ts";
+import { devReloads } from "../testkit/reliability/service.ts";
 
 const root = join(import.meta.dirname, "..");
 /** Longest acceptable answer; beyond it a request counts as hung (full waits up to FULL_WAIT_TIMEOUT_MS). */

@@ -7,10 +7,10 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
-import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
-import { inspect, percentile, pool, startService } from "../test/reliability/support/service.ts";
-import { devReloads } from "../test/reliability/support/service.ts";
+import { ensureMediaFixtures } from "../testkit/media-fixtures.ts";
+import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
+import { inspect, percentile, pool, startService } from "../testkit/reliability/service.ts";
+import { devReloads } from "../testkit/reliability/service.ts";
 
 const root = join(import.meta.dirname, "..");
 const files = ["image-1280x720.png", "audio.mp3", "audio.flac", "video.mp4", "video.webm", "audio.ogg", "audio.wav", "video-moov-end.mp4"];

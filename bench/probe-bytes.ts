@@ -2,7 +2,7 @@
 //
 //   npx tsx bench/probe-bytes.ts          (BENCH_PORT picks the Worker's port; default: a free one)
 //
-// Starts the loopback test origin (test/support/loopback-origin.ts, which counts every byte it writes) and the
+// Starts the loopback test origin (testkit/loopback-origin.ts, which counts every byte it writes) and the
 // real Worker under `wrangler dev` (local mode, state in a temporary folder, the origin's port allow-listed with
 // SSRF_ALLOWLIST), inspects each file in test/.fixtures/media, prints a table and stops wrangler with SIGTERM.
 // Everything stays on 127.0.0.1; run it in a loopback-only namespace like the tests:
@@ -11,11 +11,11 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
-import { freePort } from "../test/support/start-service.ts";
+import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
+import { freePort } from "../testkit/start-service.ts";
 import { startWorker, stopWorker } from "./support/wrangler-dev.ts";
-import { ensureMediaFixtures, mediaFixtures } from "../test/support/media-fixtures.ts";
-import { ensureHeadFixtures, headFixtureFiles } from "../test/support/head-fixtures.ts";
+import { ensureMediaFixtures, mediaFixtures } from "../testkit/media-fixtures.ts";
+import { ensureHeadFixtures, headFixtureFiles } from "../testkit/head-fixtures.ts";
 
 const root = join(import.meta.dirname, "..");
 /** Lets an origin that ignores Range notice the Worker's cancel before its byte count is read. */

@@ -10,7 +10,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "../test/support/start-service.ts";
+import { freePort } from "../testkit/start-service.ts";
 
 const root = join(import.meta.dirname, "..");
 const concurrency = process.env.RUNNER_CONCURRENCY ?? "2";

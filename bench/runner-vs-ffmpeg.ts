@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { startOrigin, type Origin } from "../test/runner/support/origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../testkit/loopback-origin.ts";
 
 const run = promisify(execFile);
 const rounds = Number(process.argv[2] ?? 5);
@@ -42,7 +42,7 @@ async function generate(): Promise<void> {
   }
 }
 
-async function startRunner(origin: Origin): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startRunner(origin: LoopbackOrigin): Promise<{ url: string; stop: () => Promise<void> }> {
   const runnerDir = new URL("../media-runner/", import.meta.url).pathname;
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts", "--exit-on-stdin-close"], {
     cwd: runnerDir,
@@ -80,11 +80,11 @@ async function baselineOnce(url: string) {
   await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-ss", (seconds * 0.1).toFixed(3), "-i", url, "-frames:v", "1", join(dir, "baseline.jpg")]);
 }
 
-async function measure(origin: Origin, work: () => Promise<void>) {
+async function measure(origin: LoopbackOrigin, work: () => Promise<void>) {
   origin.reset();
   const started = performance.now();
   await work();
-  return { ms: performance.now() - started, bytes: origin.stats.bytes, requests: origin.stats.requests };
+  return { ms: performance.now() - started, bytes: origin.stats.bytes, requests: origin.stats.requests.length };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -92,7 +92,7 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 
 async function main() {
   await generate();
-  const origin = await startOrigin(dir);
+  const origin = await startLoopbackOrigin([dir]);
   const runner = await startRunner(origin);
   const rows: string[] = [];
   try {

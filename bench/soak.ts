@@ -11,10 +11,10 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
-import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
-import { fuzzRequest, send, startCorruptOrigin } from "../test/reliability/support/fuzz.ts";
-import { devReloads, inspect, pool, startService } from "../test/reliability/support/service.ts";
+import { ensureMediaFixtures } from "../testkit/media-fixtures.ts";
+import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
+import { fuzzRequest, send, startCorruptOrigin } from "../testkit/reliability/fuzz.ts";
+import { devReloads, inspect, pool, startService } from "../testkit/reliability/service.ts";
 
 const root = join(import.meta.dirname, "..");
 /** The target: resident memory after the soak and the idle time, above the warm-up figure. */

@@ -10,10 +10,10 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ensureMediaFixtures } from "../test/support/media-fixtures.ts";
-import { startLoopbackOrigin } from "../test/support/loopback-origin.ts";
-import { startSlowOrigins } from "../test/reliability/support/slow-origin.ts";
-import { inspect, percentile, startService, type Service } from "../test/reliability/support/service.ts";
+import { ensureMediaFixtures } from "../testkit/media-fixtures.ts";
+import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
+import { startSlowOrigins } from "../testkit/reliability/slow-origin.ts";
+import { inspect, percentile, startService, type Service } from "../testkit/reliability/service.ts";
 
 export interface StarvationResult {
   /** p50 ms of the unrelated inspection alone, then behind the slow ones. */

@@ -31,7 +31,7 @@ import { buildStoryboard, readMoov, tileTimes } from "../media-runner/src/media/
 import { newSource, type JobContext } from "../media-runner/src/pipeline/context.ts";
 import { RangeProxy } from "../media-runner/src/proxy/range-proxy.ts";
 import { storyboardPlan } from "../shared/media/storyboard-plan.ts";
-import { startOrigin } from "../test/runner/support/origin.ts";
+import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
 
 const rounds = Number(process.argv[2] ?? 3);
 const dir = join(tmpdir(), "storyboard-bench");
@@ -63,7 +63,7 @@ async function main() {
     execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args, `${path}.partial`]);
     renameSync(`${path}.partial`, path);
   }
-  const origin = await startOrigin(dir);
+  const origin = await startLoopbackOrigin([dir]);
   const config = loadConfig({ RUNNER_TOKEN: "bench-token-0123456789abcdef", PATH: process.env.PATH, SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
   const binaries = findBinaries({ pathVariable: process.env.PATH ?? "" });
   const proxy = new RangeProxy();
@@ -94,7 +94,7 @@ async function main() {
             const video = videoStream(probed)!;
             const facts = toVideoMetadata(probed, video);
             const duration = durationSeconds(probed, video)!;
-            const before = { bytes: origin.stats.bytes, requests: origin.stats.requests };
+            const before = { bytes: origin.stats.bytes, requests: origin.stats.requests.length };
             const started = performance.now();
             if (method === "seek-per-keyframe") {
               // The same picks as keyframes-by-range (the moov is in the block cache after ffprobe), then one seek each.
@@ -113,7 +113,7 @@ async function main() {
             }
             figures[method].ms.push(performance.now() - started);
             figures[method].bytes.push(origin.stats.bytes - before.bytes);
-            figures[method].requests.push(origin.stats.requests - before.requests);
+            figures[method].requests.push(origin.stats.requests.length - before.requests);
             figures[method].probeBytes.push(before.bytes);
           } finally {
             registration.release();

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSamples, startService, type StartedService } from "../support/start-service.ts";
+import { startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
 
 const chromiumFlags = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -5,8 +5,8 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BuildProfile, verdictFor, vendorBuild } from "../../shared/media/browser-support.ts";
 import { codecsOf } from "../../shared/media/codec-string.ts";
-import { startLoopbackOrigin } from "../support/loopback-origin.ts";
-import { startService, type StartedService } from "../support/start-service.ts";
+import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { startService, type StartedService } from "../../testkit/start-service.ts";
 import { codecSamples, ensureCodecSamples } from "./support/codec-samples.ts";
 
 // Every generated codec sample is inspected through the real `npm start`; then Debian's Chromium is asked what

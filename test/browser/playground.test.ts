@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOembed } from "../support/fake-oembed.ts";
-import { startLoopbackOrigin } from "../support/loopback-origin.ts";
+import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { ensurePlaygroundSamples } from "./support/samples.ts";
-import { startService, type StartedService } from "../support/start-service.ts";
+import { startService, type StartedService } from "../../testkit/start-service.ts";
 
 // The playground at `/` in Debian's Chromium against the real `npm start` (wrangler dev + media runner), with
 // sample files on a loopback origin and a loopback oEmbed fake. Screenshots go to test/.fixtures/screenshots

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSamples, startService, type StartedService } from "../support/start-service.ts";
+import { startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
 
 // Issue 24 item 5: the share page GET /v in Debian's Chromium against the real `npm start` and the README's
 // samples server. The page must play the media under its own CSP (no script, no style): the <video> loads its

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLoopbackOrigin } from "../support/loopback-origin.ts";
+import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { parseVtt } from "../support/vtt.ts";
 import { ensurePlaygroundSamples } from "./support/samples.ts";
-import { startService, type StartedService } from "../support/start-service.ts";
+import { startService, type StartedService } from "../../testkit/start-service.ts";
 
 // Issue 24 item 6 (part): the playground shows a storyboard as a hover scrubber under the video and the
 // waveform under the audio player, in Debian's Chromium against the real `npm start`. Screenshots go to

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants, isAlive, startSamples, startService, type StartedService } from "../support/start-service.ts";
+import { descendants, isAlive, startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");

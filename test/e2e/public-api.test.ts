@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { allCommandLines, descendants, freePort, isAlive, startSamples, startService, type StartedService } from "../support/start-service.ts";
+import { allCommandLines, descendants, freePort, isAlive, startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
 
 const runnerToken = "e2e-runner-token-" + "x".repeat(24);
 const stackFrame = /\n?\s+at \S+ \(|\.(ts|js|mjs):\d+:\d+/;

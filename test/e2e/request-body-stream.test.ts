@@ -8,7 +8,7 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maxDiscardedBodyBytes } from "../../worker/http/discard-body.ts";
 import { maxRequestBodyBytes } from "../../worker/http/json-body.ts";
-import { startService, type StartedService } from "../support/start-service.ts";
+import { startService, type StartedService } from "../../testkit/start-service.ts";
 
 /** The longest the plain request after an oversize stream may take. */
 const promptMs = 2_000;

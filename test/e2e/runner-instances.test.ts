@@ -6,8 +6,8 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureMediaFixtures } from "../support/media-fixtures.ts";
-import { startService, type StartedService } from "../support/start-service.ts";
+import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
+import { startService, type StartedService } from "../../testkit/start-service.ts";
 import { startSlowRunnerOrigin } from "../support/slow-runner-origin.ts";
 
 const root = join(import.meta.dirname, "..", "..");

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureMediaFixtures } from "../support/media-fixtures.ts";
-import { startLoopbackOrigin } from "../support/loopback-origin.ts";
-import { startService, type StartedService } from "../support/start-service.ts";
+import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
+import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { startService, type StartedService } from "../../testkit/start-service.ts";
 
 // The README's own start command (`npm start` = scripts/start.mjs: wrangler dev + media runner), driven over
 // real HTTP as a user would, against a loopback origin. Then SIGTERM must stop everything it started.

@@ -14,8 +14,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureMediaFixtures } from "../support/media-fixtures.ts";
-import { freePort } from "../support/start-service.ts";
+import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
+import { freePort } from "../../testkit/start-service.ts";
 import { startSlowRunnerOrigin } from "../support/slow-runner-origin.ts";
 
 const root = join(import.meta.dirname, "..", "..");

@@ -24,7 +24,7 @@ import { extractFrame } from "../../media-runner/src/media/frame.ts";
 import { limitedCommand, runProcess } from "../../media-runner/src/media/run-process.ts";
 import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { testToken } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const fixtures = inject("runnerFixturesDir");
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;
@@ -138,7 +138,7 @@ function watchMemory(pid: number) {
 }
 
 let work: string;
-let origin: Origin;
+let origin: LoopbackOrigin;
 let runner: ChildProcess;
 let runnerUrl: string;
 
@@ -157,7 +157,7 @@ beforeAll(async () => {
   await writeFile(join(work, "stsz-80m.mp4"), sampleTableBomb(mp4, 80_000_000));
   await copyFile(join(fixtures, "bomb.png"), join(work, "bomb.png"));
   await copyFile(join(fixtures, "no-audio.mp4"), join(work, "no-audio.mp4"));
-  origin = await startOrigin(work);
+  origin = await startLoopbackOrigin([work]);
   runner = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
     cwd: runnerDir,
     env: {

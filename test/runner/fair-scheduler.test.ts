@@ -8,7 +8,7 @@ import { isRunnerError } from "../../media-runner/src/errors.ts";
 import { lentEngineNice } from "../../media-runner/src/media/engine-priority.ts";
 import { runProcess } from "../../media-runner/src/media/run-process.ts";
 import { processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const base: FairOptions = { concurrency: 1, maxRunning: 4, perFlowRunning: 1, maxQueue: 8, perFlowQueue: 8, lendAfterMs: 60_000 };
 
@@ -99,11 +99,11 @@ describe("FairScheduler", () => {
 });
 
 describe("the runner under stalling origins", () => {
-  let stalling: Origin;
-  let good: Origin;
+  let stalling: LoopbackOrigin;
+  let good: LoopbackOrigin;
   beforeAll(async () => {
-    stalling = await startOrigin(inject("runnerFixturesDir"), "127.0.0.1");
-    good = await startOrigin(inject("runnerFixturesDir"), "127.0.0.2");
+    stalling = await startLoopbackOrigin([inject("runnerFixturesDir")], "127.0.0.1");
+    good = await startLoopbackOrigin([inject("runnerFixturesDir")], "127.0.0.2");
   });
   afterAll(async () => {
     await stalling.close();

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { processRequest, startAppWithOrigin } from "./support/harness.ts";
-import type { Origin } from "./support/origin.ts";
+import type { LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
-let origin: Origin;
+let origin: LoopbackOrigin;
 let app: RunnerApp;
 let close: () => Promise<void>;
 

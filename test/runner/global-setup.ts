@@ -4,7 +4,7 @@
  */
 import type { TestProject } from "vitest/node";
 import { generateFixtures } from "./support/fixtures.ts";
-import { startOrigin } from "./support/origin.ts";
+import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,7 +15,7 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const dir = await generateFixtures();
-  const origin = await startOrigin(dir);
+  const origin = await startLoopbackOrigin([dir]);
   project.provide("runnerOriginUrl", origin.url);
   project.provide("runnerFixturesDir", dir);
   return async () => {

@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, type RunnerHead } from "../../shared/shapes/runner.ts";
 import { processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = inject("runnerFixturesDir");
-let origin: Origin;
+let origin: LoopbackOrigin;
 let app: RunnerApp;
 
 /** A 720p, 20 s, ~7 MB H.264 MP4 with the moov first and 2 s GOPs (made once, kept with the fixtures). */
@@ -37,7 +37,7 @@ async function makeBigFaststart(): Promise<void> {
 
 beforeAll(async () => {
   await makeBigFaststart();
-  origin = await startOrigin(dir);
+  origin = await startLoopbackOrigin([dir]);
   app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
 }, 120_000);
 afterAll(async () => {
@@ -59,7 +59,7 @@ async function headOf(name: string, bytes: number, overrides: Partial<RunnerHead
 
 /** [start, end] of every Range request the origin got, in order. */
 function requestedRanges(): [number, number][] {
-  return origin.stats.headers.map((h) => {
+  return origin.stats.requests.map(({ headers: h }) => {
     const match = /^bytes=(\d+)-(\d*)$/.exec(h.range ?? "");
     return match ? [Number(match[1]), match[2] === "" ? Infinity : Number(match[2])] : [0, Infinity];
   });
@@ -80,7 +80,7 @@ describe("the edge's head handed to the runner", () => {
     expect(ranges.length).toBeGreaterThan(0);
     for (const [start] of ranges) expect(start).toBeGreaterThanOrEqual(bytes);
     // The first request carried the edge's validator.
-    expect(origin.stats.headers[0]?.["if-range"]).toBe(head.etag);
+    expect(origin.stats.requests[0]?.headers["if-range"]).toBe(head.etag);
     expect(result.bytesFetched).toBeLessThanOrEqual(head.size - bytes);
   });
 
@@ -93,7 +93,7 @@ describe("the edge's head handed to the runner", () => {
     const result = RunnerResponse.parse(res.json());
     expect(result.metadata?.video?.width).toBe(480);
     expect(result.thumbnail?.width).toBe(320);
-    expect(origin.stats.requests).toBe(1);
+    expect(origin.stats.requests.length).toBe(1);
     expect(requestedRanges()).toEqual([[0, 0]]);
     expect(origin.stats.bytes).toBe(1);
   });

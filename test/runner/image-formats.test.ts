@@ -8,14 +8,14 @@ import { shrinkOnLoadPixels } from "../../media-runner/src/media/limits.ts";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { ensureFormatFixtures, formatFixtures, hugeWebp, scene } from "../support/image-format-fixtures.ts";
 import { processRequest, sharp, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
-let origin: Origin;
+let origin: LoopbackOrigin;
 let app: RunnerApp;
 
 beforeAll(async () => {
   const dir = ensureFormatFixtures(join(import.meta.dirname, "..", ".fixtures", "formats"));
-  origin = await startOrigin(dir);
+  origin = await startLoopbackOrigin([dir]);
   app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
 });
 afterAll(async () => {

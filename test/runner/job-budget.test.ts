@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { inspectionOriginRequestBudget } from "../../shared/limits.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
-import { startLoopbackOrigin } from "../support/loopback-origin.ts";
-import { generateStreamFixtures } from "../support/stream-fixtures.ts";
+import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { processRequest, testApp } from "./support/harness.ts";
 
 const streamsDir = join(import.meta.dirname, "..", ".fixtures", "streams");

@@ -20,7 +20,7 @@ import { runProcess } from "../../media-runner/src/media/run-process.ts";
 import { hlsInputArgs } from "../../media-runner/src/proxy/hls-input-args.ts";
 import { RangeProxy } from "../../media-runner/src/proxy/range-proxy.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
-import { generateStreamFixtures } from "../support/stream-fixtures.ts";
+import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { processRequest, testApp } from "./support/harness.ts";
 import { startTrap, type Trap } from "./support/trap.ts";
 

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
-import { startLoopbackOrigin } from "../support/loopback-origin.ts";
-import { generateStreamFixtures } from "../support/stream-fixtures.ts";
+import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { decodeThumbnail, processRequest, testApp } from "./support/harness.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "streams");

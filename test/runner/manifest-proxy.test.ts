@@ -15,8 +15,8 @@ import { rewriteHlsPlaylist } from "../../media-runner/src/proxy/manifest-rewrit
 import { ManifestSessions } from "../../media-runner/src/proxy/manifest-session.ts";
 import { RangeProxy } from "../../media-runner/src/proxy/range-proxy.ts";
 import { RunnerError } from "../../media-runner/src/errors.ts";
-import { startConnectionTrap, startLoopbackOrigin } from "../support/loopback-origin.ts";
-import { generateStreamFixtures, streams, streamSeconds } from "../support/stream-fixtures.ts";
+import { startConnectionTrap, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { generateStreamFixtures, streams, streamSeconds } from "../../testkit/stream-fixtures.ts";
 import { testConfig } from "./support/harness.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "streams");

@@ -1,21 +1,21 @@
 // Issue 9 on the runner side: the facts ffprobe/sharp report for the classes the service used to get wrong
-// (fixtures from test/support/media-fixtures.ts), scored against ffprobe's own JSON, and previews for the image
+// (fixtures from testkit/media-fixtures.ts), scored against ffprobe's own JSON, and previews for the image
 // formats sharp cannot decode (BMP, ICO, JPEG XL go through ffmpeg).
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, type RunnerRequestInput } from "../../shared/shapes/runner.ts";
-import { ensureMediaFixtures } from "../support/media-fixtures.ts";
-import { ffprobeReference } from "../support/ffprobe-reference.ts";
+import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
+import { ffprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { decodeThumbnail, processRequest, testApp } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = ensureMediaFixtures(join(import.meta.dirname, "..", ".fixtures", "media"));
 let app: RunnerApp;
-let origin: Origin;
+let origin: LoopbackOrigin;
 
 beforeAll(async () => {
-  origin = await startOrigin(dir);
+  origin = await startLoopbackOrigin([dir]);
   app = await testApp({ SSRF_ALLOWLIST: new URL(origin.url).host });
 });
 afterAll(async () => {

@@ -4,10 +4,10 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { decodeThumbnail, processRequest, startAppWithOrigin, testApp } from "./support/harness.ts";
-import type { Origin } from "./support/origin.ts";
+import type { LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = inject("runnerFixturesDir");
-let origin: Origin;
+let origin: LoopbackOrigin;
 let app: RunnerApp;
 let close: () => Promise<void>;
 

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { parseRange } from "../../media-runner/src/proxy/range-header.ts";
 import { processRequest, startAppWithOrigin } from "./support/harness.ts";
-import type { Origin } from "./support/origin.ts";
+import type { LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = inject("runnerFixturesDir");
-let origin: Origin;
+let origin: LoopbackOrigin;
 let app: RunnerApp;
 let close: () => Promise<void>;
 
@@ -29,7 +29,7 @@ describe("reading through the Range proxy", () => {
     // `ffprobe URL` + `ffmpeg -i URL` pair pulls this file more than twice over; see bench/runner-vs-ffmpeg.ts).
     expect(result.bytesFetched).toBeLessThanOrEqual(size);
     // Every request to the origin asked for a byte range; the tail (moov) was reached by one.
-    const ranges = origin.stats.headers.map((h) => h.range);
+    const ranges = origin.stats.requests.map((r) => r.headers.range);
     expect(ranges.every((r) => typeof r === "string" && r.startsWith("bytes="))).toBe(true);
     const starts = ranges.map((r) => Number(/bytes=(\d+)-/.exec(r!)![1]));
     expect(Math.max(...starts)).toBeGreaterThan(size / 2);

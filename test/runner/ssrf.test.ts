@@ -10,11 +10,11 @@ import { inject } from "vitest";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import type { Resolver } from "../../media-runner/src/fetch/resolver.ts";
 import { processRequest, testApp, testToken } from "./support/harness.ts";
-import { startOrigin, type Origin } from "./support/origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { startTrap, type Trap } from "./support/trap.ts";
 
 const dir = inject("runnerFixturesDir");
-let origin: Origin;
+let origin: LoopbackOrigin;
 let trap: Trap;
 let app: RunnerApp;
 const resolved: string[] = [];
@@ -34,7 +34,7 @@ const fakeResolver: Resolver = async (hostname) => {
 };
 
 beforeAll(async () => {
-  origin = await startOrigin(dir);
+  origin = await startLoopbackOrigin([dir]);
   trap = await startTrap("127.0.0.2");
   app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` }, fakeResolver);
 });
@@ -83,13 +83,13 @@ describe("denied addresses are refused before connecting", () => {
   it("refuses a redirect hop to a denied address, with no connection made to it", async () => {
     const to = `http://127.0.0.2:${trap.port}/files/h264-aac-faststart.mp4`;
     await expectBlocked(`${origin.url}/redirect/1?to=${encodeURIComponent(to)}`);
-    expect(origin.stats.requests).toBe(1);
+    expect(origin.stats.requests.length).toBe(1);
   });
 
   it("refuses the third hop of a redirect chain that ends at a host name resolving to a denied address", async () => {
     const to = `http://evil.example.com:${trap.port}/files/tone.mp3`;
     await expectBlocked(`${origin.url}/redirect/3?to=${encodeURIComponent(to)}`);
-    expect(origin.stats.requests).toBe(3);
+    expect(origin.stats.requests.length).toBe(3);
   });
 
   it("refuses a redirect to another scheme", async () => {
@@ -115,8 +115,8 @@ describe("allowed fetches", () => {
       payload: { url: `${origin.url}/files/h264-aac-moov-end.mp4`, category: "video", stages: ["metadata", "thumbnail"] },
     });
     expect(res.statusCode).toBe(200);
-    expect(origin.stats.requests).toBeGreaterThan(1);
-    for (const headers of origin.stats.headers) {
+    expect(origin.stats.requests.length).toBeGreaterThan(1);
+    for (const { headers } of origin.stats.requests) {
       expect(headers["user-agent"]).toBe("media-inspect-runner/1");
       for (const name of ["cookie", "authorization", "x-forwarded-for", "icy-metadata", "referer", "forwarded"]) {
         expect(headers[name], name).toBeUndefined();

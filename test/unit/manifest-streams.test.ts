@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Streaming } from "../../shared/shapes/streaming-page.ts";
 import { inspectManifest, recognizeManifest, type FetchedManifest } from "../../worker/manifest/index.ts";
-import { generateStreamFixtures, streams, streamSeconds } from "../support/stream-fixtures.ts";
+import { generateStreamFixtures, streams, streamSeconds } from "../../testkit/stream-fixtures.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "streams");
 const origin = "https://media.example/";

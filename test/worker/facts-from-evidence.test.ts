@@ -1,6 +1,6 @@
 // Issue 9 "Must show": each class of file the service used to get wrong, made with ffmpeg in the set-up
-// (test/support/media-fixtures.ts), inspected through the Worker over the loopback origin and scored against
-// ffprobe's own values (computed in global-setup, test/support/ffprobe-reference.ts): category, MIME family,
+// (testkit/media-fixtures.ts), inspected through the Worker over the loopback origin and scored against
+// ffprobe's own values (computed in global-setup, testkit/ffprobe-reference.ts): category, MIME family,
 // duration within 2 %, sample rate, displayed dimensions, rotation/orientation, frames, thumbnail; then the
 // facts `fast` must have without the runner.
 import { describe, expect, inject, it } from "vitest";

@@ -1,5 +1,5 @@
 // Issue 10, item 3: `fast` in one round trip. The first Range request is at most 16 KiB (one TCP initial
-// window); every reader that needs more asks for exactly that. Each file here (test/support/head-fixtures.ts)
+// window); every reader that needs more asks for exactly that. Each file here (testkit/head-fixtures.ts)
 // keeps its facts past the head, and `fast` must still report what ffprobe reports (reference computed in
 // global-setup), while the origin sees a first request of at most 16 KiB and far less than the file overall.
 import { describe, expect, inject, it } from "vitest";

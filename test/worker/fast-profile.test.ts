@@ -18,7 +18,7 @@ interface Fixture {
   image?: { width: number; height: number; hasAlpha: boolean; colorSpace: string };
 }
 
-// Lengths and rates as generated in test/support/media-fixtures.ts; image facts as in test/fixtures/images/generate.mjs.
+// Lengths and rates as generated in testkit/media-fixtures.ts; image facts as in test/fixtures/images/generate.mjs.
 const fixtures: Fixture[] = [
   { file: "video.mp4", mime: "video/mp4", category: "video" },
   { file: "video-moov-end.mp4", mime: "video/mp4", category: "video" },

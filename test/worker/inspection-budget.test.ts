@@ -1,6 +1,6 @@
 /**
  * Issue 20 item 2: one inspection, Worker and media runner together, makes at most inspectionOriginRequestBudget
- * origin requests. The origin cloaks (test/support/cloaked-hls.ts): the Worker reads a valid one-segment VOD
+ * origin requests. The origin cloaks (testkit/cloaked-hls.ts): the Worker reads a valid one-segment VOD
  * playlist and plans the previews from it; the runner, reading the same URL, gets a master of many variants.
  * Every request carries the test's nonce, so the origin's own log counts the whole inspection.
  */

@@ -1,5 +1,5 @@
 // Issue 13: HLS playlists and DASH manifests through the Worker, over the ffmpeg-made streams the loopback
-// origin serves (test/support/stream-fixtures.ts). The facts themselves are checked against ffprobe in
+// origin serves (testkit/stream-fixtures.ts). The facts themselves are checked against ffprobe in
 // test/unit/manifest-streams.test.ts; here: the API answer, what was fetched, and hostile manifests.
 import { describe, expect, it } from "vitest";
 import { inspect, media, originStats } from "./helpers.ts";

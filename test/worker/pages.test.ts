@@ -1,5 +1,5 @@
 // Issue 13: web pages through the Worker: data.page from OpenGraph, Twitter cards, JSON-LD and plain HTML, and
-// the media a page names inspected as its own resource (pages from test/support/stream-fixtures.ts).
+// the media a page names inspected as its own resource (pages from testkit/stream-fixtures.ts).
 import { describe, expect, it } from "vitest";
 import { inspect, media, origin } from "./helpers.ts";
 

@@ -8,7 +8,7 @@ import type { Resolver } from "../../../media-runner/src/fetch/resolver.ts";
 import { findBinaries } from "../../../media-runner/src/media/binaries.ts";
 import type { RunnerRequestInput } from "../../../shared/shapes/runner.ts";
 import { inject } from "vitest";
-import { startOrigin, type Origin } from "./origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../../../testkit/loopback-origin.ts";
 
 export const testToken = "test-token-0123456789abcdef";
 
@@ -26,8 +26,8 @@ export async function testApp(env: Record<string, string>, resolve?: Resolver): 
 }
 
 /** The fixture origin and a runner app allowed to fetch from it, for one test file; `close` stops both. */
-export async function startAppWithOrigin(): Promise<{ origin: Origin; app: RunnerApp; close(): Promise<void> }> {
-  const origin = await startOrigin(inject("runnerFixturesDir"));
+export async function startAppWithOrigin(): Promise<{ origin: LoopbackOrigin; app: RunnerApp; close(): Promise<void> }> {
+  const origin = await startLoopbackOrigin([inject("runnerFixturesDir")]);
   const app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
   return {
     origin,

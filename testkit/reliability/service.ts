@@ -1,12 +1,12 @@
 /**
- * The real `npm start` (test/support/start-service.ts) for the reliability suites and bench scripts, waiting out
+ * The real `npm start` (testkit/start-service.ts) for the reliability suites and bench scripts, waiting out
  * wrangler dev's reload after start-up, with the processes' resident memory read from /proc. Run everything
  * inside a loopback-only namespace (see docs/reliability.md).
  */
 import { readFileSync } from "node:fs";
-import { processesBelow, startService as startNpmStart } from "../../support/start-service.ts";
+import { processesBelow, startService as startNpmStart } from "../start-service.ts";
 
-export { freePort } from "../../support/start-service.ts";
+export { freePort } from "../start-service.ts";
 
 /** Start-up settling: POSTs in a row that must get the API's answer. */
 const SETTLE_POSTS = 20;

@@ -1,7 +1,8 @@
 import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { stat } from "node:fs/promises";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer, type AddressInfo } from "node:net";
-import { extname, join, normalize } from "node:path";
+import { basename, extname, join, normalize } from "node:path";
 import { closable } from "./closable.ts";
 import { serveCloakedHls } from "./cloaked-hls.ts";
 import { servePlay } from "./refusal-routes.ts";
@@ -12,16 +13,84 @@ const types: Record<string, string> = {
   ".wav": "audio/wav", ".m4a": "audio/mp4", ".html": "text/html",
 };
 
-export interface OriginStats {
-  requests: { path: string; range?: string; bytes: number; headers: Record<string, string | string[] | undefined>; connection?: number }[];
+/**
+ * Content types of the /files routes: narrower than /media's on purpose (the runner tests and the bench were
+ * written against it). ffmpeg scores a demuxer up when the origin's MIME type names it, so giving .webp, .gif
+ * or .m4a their real types here would change what the runner probes; anything else is application/octet-stream.
+ */
+const fileTypes: Record<string, string> = {
+  ".mp4": "video/mp4", ".webm": "video/webm", ".mp3": "audio/mpeg", ".flac": "audio/flac", ".ogg": "audio/ogg",
+  ".wav": "audio/wav", ".png": "image/png", ".jpg": "image/jpeg", ".tif": "image/tiff", ".tiff": "image/tiff",
+};
+
+export interface OriginRequest {
+  /** Path and query as received. */
+  path: string;
+  range?: string;
+  /** Body bytes written for this request. */
+  bytes: number;
+  headers: IncomingHttpHeaders;
+  /** The connection's number (1, 2, ...): how many connections a client opened (keep-alive). */
+  connection?: number;
 }
 
+/** What the origin saw; control routes (/__stats, /__reset, /__extra) are not counted. Served as JSON at /__stats. */
+export interface OriginStats {
+  /** Every request, in arrival order. */
+  requests: OriginRequest[];
+  /** Body bytes written, all requests. */
+  bytes: number;
+  /** Requests not yet closed, and the most at once since the start or the last reset. */
+  inFlight: number;
+  maxInFlight: number;
+  /** Date.now() of the last request start, body write or close: for waiting until background work is quiet. */
+  lastActivity: number;
+}
+
+/** One tag's share (see `tagStats`). */
+export interface TagStats {
+  requests: number;
+  bytes: number;
+  /** Range header of the tag's first request ("none" without one). */
+  firstRange: string | undefined;
+  /** Every request's Range header and user agent, in arrival order. */
+  log: string[];
+}
+
+export interface LoopbackOriginOptions {
+  /** ETag and Last-Modified (from the file's stat, as nginx makes them) on /files answers; default true. */
+  validators?: boolean;
+}
+
+export type LoopbackOrigin = Awaited<ReturnType<typeof startLoopbackOrigin>>;
+
 /**
- * A loopback origin for tests and benchmarks: serves files with real Range support and counts every byte,
- * plus fault routes (redirect chains, open redirects, status codes, slow, stalled body, reset, garbage, oversized, lying).
+ * The loopback origin for tests and benchmarks: serves files with real Range support and counts every
+ * request and byte, plus fault routes. Files are looked up in `dirs`, first match wins.
+ *
+ *   /media/<path>[?norange][&type=][&disposition=][&xfo=][&csp=]   file (sub-paths allowed), Range-capable
+ *   /files/<name>                 file, Range-capable (206 / 416), ETag and Last-Modified unless options.validators is false
+ *   /norange/<name>               file, Range ignored (200), no Content-Length (chunked)
+ *   /slow/<ms>/<name>             waits, then answers like /files
+ *   /stall/<name>                 200 with the full Content-Length and the first 1 kB, then silence
+ *   /redirect/<n>/<rest...>       302 chain of n hops ending at /<rest...>
+ *   /redirect/<n>?to=<url>        302 chain of n hops ending at `to`
+ *   /redirect-to?url=[&ms=], /status/<code>, /slow?ms=, /stall?ms=, /reset, /huge, /lying.png, /page.html,
+ *   /html-page, /probe-only/<file>, /corrupt/<file>, /play/..., /cloaked-hls/...   (see each case below)
+ *   /__stats, /__reset, /__extra/<name>  control routes, for tests that reach the origin only over HTTP
+ *
+ * Per-tag accounting (the bench): each run adds `?t=<tag>` to its URLs and reads `tagStats(tag)`.
  */
-export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", extras: Record<string, () => unknown> = {}) {
-  const stats: OriginStats = { requests: [] };
+export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", extras: Record<string, () => unknown> = {},
+  options: LoopbackOriginOptions = {}) {
+  const validators = options.validators ?? true;
+  const stats: OriginStats = { requests: [], bytes: 0, inFlight: 0, maxInFlight: 0, lastActivity: Date.now() };
+  // Zeroes the counters; requests still open stay counted in inFlight.
+  const reset = () => {
+    stats.requests.length = 0;
+    stats.bytes = 0;
+    stats.maxInFlight = stats.inFlight;
+  };
   const server: Server = createServer((req, res) => handle(req, res).catch(() => res.destroy()));
   const sockets = new Set<import("node:net").Socket>();
   // Each connection is numbered so tests can tell how many connections a client opened (keep-alive).
@@ -31,9 +100,26 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://origin");
-    const entry = { path: url.pathname + url.search, range: req.headers.range, bytes: 0, headers: req.headers, connection: connectionIds.get(req.socket) };
-    if (!url.pathname.startsWith("/__")) stats.requests.push(entry);
-    const count = (chunk: Buffer | string) => { entry.bytes += Buffer.byteLength(chunk); };
+    const entry: OriginRequest = { path: url.pathname + url.search, range: req.headers.range, bytes: 0, headers: req.headers, connection: connectionIds.get(req.socket) };
+    const counted = !url.pathname.startsWith("/__");
+    if (counted) {
+      stats.requests.push(entry);
+      stats.inFlight++;
+      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+      stats.lastActivity = Date.now();
+      res.once("close", () => {
+        stats.inFlight--;
+        stats.lastActivity = Date.now();
+      });
+    }
+    const count = (chunk: Buffer | string) => {
+      const n = Buffer.byteLength(chunk);
+      entry.bytes += n;
+      if (counted) {
+        stats.bytes += n;
+        stats.lastActivity = Date.now();
+      }
+    };
     const parts = url.pathname.split("/").filter(Boolean);
 
     switch (parts[0]) {
@@ -42,11 +128,15 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
       case "__extra":
         return json(res, extras[parts[1] ?? ""]?.() ?? null);
       case "__reset":
-        stats.requests.length = 0;
+        reset();
         return json(res, { ok: true });
       case "media":
         return serveFile(req, res, parts.slice(1).join("/"), url.searchParams.has("norange"), url.searchParams.get("type"), count,
           url.searchParams.get("disposition"), framingHeaders(url.searchParams));
+      case "files":
+        return serveNamedFile(req, res, parts[1], true, count);
+      case "norange":
+        return serveNamedFile(req, res, parts[1], false, count);
       case "probe-only": {
         // The first bytes are served (the probe); any later request fails with 503 (an origin that breaks
         // after a good probe).
@@ -76,6 +166,13 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
       case "cloaked-hls":
         return serveCloakedHls(req, res, parts.slice(1), url.search, count);
       case "redirect": {
+        // /redirect/N?to=URL: N more hops, then URL.
+        if (parts.length <= 2 && url.searchParams.has("to")) {
+          const hops = Number(parts[1] ?? 1);
+          const to = url.searchParams.get("to") ?? "/";
+          res.writeHead(302, { location: hops > 1 ? `/redirect/${hops - 1}?to=${encodeURIComponent(to)}` : to });
+          return res.end();
+        }
         // /redirect/N/rest...: N more hops, then /rest...
         const n = Number(parts[1]);
         const rest = "/" + parts.slice(2).join("/") + url.search;
@@ -91,12 +188,32 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
         res.writeHead(Number(parts[1]), { "content-type": "text/plain" });
         return res.end("status");
       case "slow":
+        // /slow/<ms>/<name>: waits, then answers like /files.
+        if (parts.length >= 3) {
+          await new Promise((r) => setTimeout(r, Number(parts[1])));
+          return serveNamedFile(req, res, parts[2], true, count);
+        }
         await new Promise((r) => setTimeout(r, Number(url.searchParams.get("ms") ?? 15_000)));
         res.writeHead(200, { "content-type": "image/png" });
         return res.end("late");
       case "reset":
         return req.socket.destroy();
       case "stall": {
+        // /stall/<name>: a 200 announcing the whole file, its first 1 kB, then nothing; never ends (the
+        // client's deadline must).
+        if (parts.length >= 2) {
+          const path = findNamedFile(parts[1]);
+          if (!path) {
+            res.writeHead(404);
+            return res.end();
+          }
+          res.writeHead(200, { "content-length": String((await stat(path)).size), "content-type": "application/octet-stream" });
+          createReadStream(path, { start: 0, end: 1023 }).on("data", (chunk) => {
+            count(chunk);
+            res.write(chunk);
+          });
+          return;
+        }
         // Answers at once with a Range-capable 206 and the first 1 KiB, then sends nothing more for `ms`:
         // the deadline must cover reading the body, not only waiting for headers.
         const size = 256 * 1024;
@@ -161,6 +278,49 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
     return dirs.map((d) => join(d, normalize(name).replace(/^(\.\.[/\\])+/, ""))).find((p) => existsSync(p) && statSync(p).isFile());
   }
 
+  /** A file named by one path segment (URL-decoded, directories stripped), in the first of `dirs` holding it. */
+  function findNamedFile(segment: string | undefined): string | undefined {
+    const name = basename(decodeURIComponent(segment ?? ""));
+    return name ? dirs.map((d) => join(d, name)).find((p) => existsSync(p) && statSync(p).isFile()) : undefined;
+  }
+
+  /** /files (ranges) and /norange: 206 / 416 / 200 with Content-Length, or a plain chunked 200 without Range. */
+  async function serveNamedFile(req: IncomingMessage, res: ServerResponse, segment: string | undefined, ranges: boolean, count: (c: Buffer) => void) {
+    const file = findNamedFile(segment);
+    if (!file) return void res.writeHead(404).end();
+    const info = await stat(file);
+    const size = info.size;
+    // As nginx makes them: size and modification time.
+    const fileValidators: Record<string, string> = validators
+      ? { etag: `"${info.mtimeMs.toString(16).replace(".", "")}-${size.toString(16)}"`, "last-modified": info.mtime.toUTCString() }
+      : {};
+    const type = fileTypes[extname(file)] ?? "application/octet-stream";
+    const pipe = (start?: number, end?: number) => {
+      const stream = createReadStream(file, { start, end });
+      stream.on("data", (c) => count(c as Buffer));
+      stream.pipe(res);
+      res.on("close", () => stream.destroy());
+    };
+    const match = ranges ? /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "") : null;
+    if (!match) {
+      res.writeHead(200, ranges ? { "content-length": String(size), "accept-ranges": "bytes", "content-type": type, ...fileValidators } : { "content-type": type });
+      if (req.method === "HEAD") return void res.end();
+      return pipe();
+    }
+    const start = Math.max(0, match[1] === "" ? size - Number(match[2]) : Number(match[1]));
+    const end = match[1] === "" || match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+    if (start >= size || end < start) return void res.writeHead(416, { "content-range": `bytes */${size}` }).end();
+    res.writeHead(206, {
+      "content-length": String(end - start + 1),
+      "content-range": `bytes ${start}-${end}/${size}`,
+      "accept-ranges": "bytes",
+      "content-type": type,
+      ...fileValidators,
+    });
+    if (req.method === "HEAD") return void res.end();
+    pipe(start, end);
+  }
+
   function serveFile(req: IncomingMessage, res: ServerResponse, name: string, noRange: boolean, typeOverride: string | null, count: (c: Buffer) => void,
     disposition: string | null = null, extraHeaders: Record<string, string> = {}) {
     const path = findFile(name);
@@ -202,6 +362,18 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
     url: `http://${host}:${port}`,
     port,
     stats,
+    /** Empties `stats.requests` and zeroes the byte count and maxInFlight (what /__reset does). */
+    reset,
+    /** The requests whose query has `param`=`tag` (default `t`), summed: a copy. */
+    tagStats(tag: string, param = "t"): TagStats {
+      const mine = stats.requests.filter((r) => new URL(r.path, "http://origin").searchParams.get(param) === tag);
+      return {
+        requests: mine.length,
+        bytes: mine.reduce((sum, r) => sum + r.bytes, 0),
+        firstRange: mine.length > 0 ? (mine[0]!.range ?? "none") : undefined,
+        log: mine.map((r) => `${r.range ?? "no range"} (${r.headers["user-agent"] ?? "?"})`),
+      };
+    },
     async close() {
       await new Promise<void>((r) => {
         server.close(() => r());

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
-const root = join(import.meta.dirname, "..", "..");
+const root = join(import.meta.dirname, "..");
 
 export async function freePort(): Promise<number> {
   const server = createServer();
