@@ -2,11 +2,16 @@
  * Starvation (issue 20 items 7 and 8): an unrelated inspection's time alone, then behind SLOW inspections of
  * media on slow origins (each origin sends its first 64 KiB at once, then 4 KiB/s, so the runner's jobs for them
  * wait on the network until their deadlines), side by side in one run of the real `npm start` on loopback.
- * Prints the ratio (target <= 2) and where the unrelated job's time went (the runner's queue wait vs its run).
+ * Prints the ratio (target <= 2) and where the unrelated job's time went (the runner's queue wait vs its run, and
+ * the run's steps from the runner's job line).
+ *
+ * Each round times one unrelated inspection alone, then one behind a fresh pile of slow inspections, so the two
+ * samples of a round are taken a few seconds apart: on a machine shared with other work the load changes
+ * between minutes, and a ratio of samples taken far apart measured the neighbours as much as the runner.
  *
  *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run starvation'
  *
- * Options: --slow=12 (slow inspections), --origins=4 (slow origins they are spread over), --samples=3.
+ * Options: --slow=12 (slow inspections), --origins=4 (slow origins they are spread over), --samples=5 (rounds).
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -23,6 +28,11 @@ export interface StarvationResult {
   /** p50 of the unrelated jobs' wait for a runner slot (from the runner's job lines), alone and behind. */
   aloneWaitMs: number;
   behindWaitMs: number;
+  /** p50 of the unrelated jobs' run time in the runner (slot wait excluded), alone and behind. */
+  aloneRunMs: number;
+  behindRunMs: number;
+  /** Per round: behind / alone. */
+  roundRatios: number[];
   /** Status codes of the unrelated inspections (all should be 200). */
   statuses: Record<string, number>;
   /** The slow inspections' answers by status. */
@@ -38,13 +48,22 @@ const pileUpMs = 2_000;
 /** Longest wait for the slow inspections to end after the measurement (their jobs end at the fetch deadline). */
 const drainMs = 60_000;
 
+interface JobLine {
+  host: string;
+  waitMs: number;
+  ms: number;
+  outcome: string;
+  /** The job's steps in ms (fetch, metadata, frame, thumbnail, ...), on success. */
+  timings?: Record<string, number>;
+}
+
 /** The runner's `job` log lines for one host, parsed (RUNNER_LOG_LEVEL=info). */
-function jobLines(service: Service, host: string): { waitMs: number; ms: number; outcome: string }[] {
-  const out: { waitMs: number; ms: number; outcome: string }[] = [];
+function jobLines(service: Service, host: string): JobLine[] {
+  const out: JobLine[] = [];
   for (const line of service.logs) {
     if (!line.includes('"job"') || !line.includes(host)) continue;
     try {
-      const job = (JSON.parse(line.slice(line.indexOf("{"))) as { job?: { host: string; waitMs: number; ms: number; outcome: string } }).job;
+      const job = (JSON.parse(line.slice(line.indexOf("{"))) as { job?: JobLine }).job;
       if (job?.host === host) out.push(job);
     } catch {
       /* not a job line */
@@ -70,36 +89,45 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
     return times;
   };
   try {
-    await unrelated("warm"); // wasm init, first Durable Object, ffmpeg's first start
-    const before = jobLines(service, host).length;
-    const alone = await unrelated("alone");
-    const aloneJobs = jobLines(service, host).slice(before);
+    await unrelated("warm", 2); // wasm init, first Durable Object, ffmpeg's first start
     const slowAnswers: Record<string, number> = {};
+    const alone: number[] = [];
     const behind: number[] = [];
-    const behindJobs: ReturnType<typeof jobLines> = [];
-    // One round per sample: the slow inspections pile up, one unrelated inspection is timed behind them, and the
-    // round ends when the slow ones have (each sample sees the same pile, not the tail of the previous one).
+    const aloneJobs: JobLine[] = [];
+    const behindJobs: JobLine[] = [];
+    // One round per sample: the unrelated inspection alone, then the slow inspections pile up, one unrelated
+    // inspection is timed behind them, and the round ends when the slow ones have (each sample sees the same
+    // pile, not the tail of the previous one).
     for (let round = 0; round < opts.samples; round++) {
+      let mark = jobLines(service, host).length;
+      alone.push(...(await unrelated(`alone${round}`, 1)));
+      aloneJobs.push(...jobLines(service, host).slice(mark));
       const slow = Array.from({ length: opts.slow }, async (_, i) => {
         const r = await inspect(service.base, slowOrigins.url(i % opts.origins, "video-moov-end.mp4", `slow-${round}-${i}`), unrelatedProfile, drainMs);
         slowAnswers[r.status] = (slowAnswers[r.status] ?? 0) + 1;
       });
       await new Promise((r) => setTimeout(r, pileUpMs));
-      const mid = jobLines(service, host).length;
+      mark = jobLines(service, host).length;
       behind.push(...(await unrelated(`behind${round}`, 1)));
-      behindJobs.push(...jobLines(service, host).slice(mid));
+      behindJobs.push(...jobLines(service, host).slice(mark));
       await Promise.race([Promise.all(slow), new Promise((r) => setTimeout(r, drainMs))]);
     }
+    const steps = (jobs: JobLine[]) => jobs.map((j) => ({ waitMs: j.waitMs, ms: j.ms, ...j.timings }));
     opts.log?.(`alone ms ${JSON.stringify(alone.map(Math.round))}, behind ms ${JSON.stringify(behind.map(Math.round))}`);
-    opts.log?.(`runner job lines alone ${JSON.stringify(aloneJobs)}, behind ${JSON.stringify(behindJobs)}`);
+    opts.log?.(`runner jobs alone ${JSON.stringify(steps(aloneJobs))}`);
+    opts.log?.(`runner jobs behind ${JSON.stringify(steps(behindJobs))}`);
     const aloneMs = percentile(alone, 50);
     const behindMs = percentile(behind, 50);
+    const p50 = (values: number[]) => Math.round(percentile(values, 50));
     return {
       aloneMs: Math.round(aloneMs),
       behindMs: Math.round(behindMs),
       ratio: Math.round((behindMs / aloneMs) * 100) / 100,
-      aloneWaitMs: Math.round(percentile(aloneJobs.map((j) => j.waitMs), 50)),
-      behindWaitMs: Math.round(percentile(behindJobs.map((j) => j.waitMs), 50)),
+      aloneWaitMs: p50(aloneJobs.map((j) => j.waitMs)),
+      behindWaitMs: p50(behindJobs.map((j) => j.waitMs)),
+      aloneRunMs: p50(aloneJobs.map((j) => j.ms)),
+      behindRunMs: p50(behindJobs.map((j) => j.ms)),
+      roundRatios: behind.map((b, i) => Math.round((b / alone[i]!) * 100) / 100),
       statuses,
       slowAnswers,
     };
@@ -112,12 +140,13 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
 
 if (process.argv[1]?.endsWith("starvation.ts")) {
   const { values } = parseArgs({
-    options: { slow: { type: "string", default: "12" }, origins: { type: "string", default: "4" }, samples: { type: "string", default: "3" } },
+    options: { slow: { type: "string", default: "12" }, origins: { type: "string", default: "4" }, samples: { type: "string", default: "5" } },
   });
   const result = await runStarvation({ slow: Number(values.slow), origins: Number(values.origins), samples: Number(values.samples), log: (l) => console.error(l) });
   console.log(
     `starvation: unrelated ${unrelatedFile} (${unrelatedProfile}) p50 ${result.aloneMs} ms alone -> ${result.behindMs} ms behind ${values.slow} slow-origin inspections ` +
-      `over ${values.origins} origins (ratio ${result.ratio}x, target <= 2x); runner slot wait p50 ${result.aloneWaitMs} -> ${result.behindWaitMs} ms; ` +
+      `over ${values.origins} origins (ratio ${result.ratio}x, target <= 2x; per round ${JSON.stringify(result.roundRatios)}); ` +
+      `runner slot wait p50 ${result.aloneWaitMs} -> ${result.behindWaitMs} ms, run p50 ${result.aloneRunMs} -> ${result.behindRunMs} ms; ` +
       `unrelated answers ${JSON.stringify(result.statuses)}, slow answers ${JSON.stringify(result.slowAnswers)}`,
   );
   process.exit(result.ratio <= 2 ? 0 : 1);

@@ -137,9 +137,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const job = { host: new URL(parsed.data.url).host, category: parsed.data.category, stages: parsed.data.stages };
     const received = performance.now();
     let started = received;
-    // One structured line per job (queue wait, run time, outcome); the request line fastify writes has no job facts.
-    const logJob = (outcome: string, code?: string) =>
-      request.log.info({ job: { ...job, outcome, ...(code ? { code } : {}), waitMs: Math.round(started - received), ms: Math.round(performance.now() - started) } }, "job");
+    // One structured line per job (queue wait, run time and its steps, outcome); the request line fastify writes
+    // has no job facts.
+    const logJob = (outcome: string, code?: string, timings?: Record<string, number>) =>
+      request.log.info({ job: { ...job, outcome, ...(code ? { code } : {}), waitMs: Math.round(started - received), ms: Math.round(performance.now() - started), ...(timings ? { timings } : {}) } }, "job");
     const ticket = shutdown.admit();
     try {
       // A job still waiting for a slot when shutdown begins is handed back at once (ticket.handedBack).
@@ -161,7 +162,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           });
         }, AbortSignal.any([cancel.signal, ticket.signal])),
       ]);
-      logJob("ok");
+      logJob("ok", undefined, result.timings);
       return result;
     } catch (error) {
       logJob("error", isRunnerError(error) ? error.code : "INTERNAL_ERROR");

@@ -57,6 +57,19 @@ const Env = z.object({
 export const RUNNING_PER_SLOT = 8;
 /** One origin may fill at most this fraction of the queue (1 / ORIGIN_QUEUE_SHARE), so others still get in. */
 export const ORIGIN_QUEUE_SHARE = 4;
+/**
+ * Fairness between origins (issue 20 item 7; http/fair-scheduler.ts). A job of an origin with nothing under way
+ * takes a busy slot at once from an origin with at least this many jobs under way (that job goes on, lent),
+ * instead of waiting up to RUNNER_SLOT_LEND_MS for a lend.
+ */
+export const PREEMPT_FLOW_JOBS = 2;
+/**
+ * Nice value of background engines: those of an origin's jobs other than its oldest one under way
+ * (media/engine-priority.ts). The lowest, so they get only the CPU the foreground jobs leave: one ffmpeg start
+ * costs about 200 ms of CPU, and at nice 10 (weight 110 against 1024) eight background engines together
+ * weighed nearly as much as one foreground job; at 19 (weight 15) they weigh about a tenth.
+ */
+export const BACKGROUND_ENGINE_NICE = 19;
 
 export interface RunnerConfig {
   port: number;

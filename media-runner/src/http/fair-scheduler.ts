@@ -11,12 +11,21 @@
  *   second unless they wait on a slow origin; a job's CPU-heavy steps have their own process limits) lends its
  *   slot to the next waiter. `maxRunning` bounds the jobs under way in all, lent ones included, so memory
  *   stays bounded;
+ * - a job of a flow with nothing under way does not wait for a lend when every busy slot is held by a flow
+ *   that already has `preemptFlowJobs` or more jobs under way: it takes the slot of the youngest such job at
+ *   once, and that job goes on as a lent one;
+ * - the CPU is shared by flow, not by slot: a flow's oldest job under way runs its engines in the foreground,
+ *   its other jobs in the background (engine-priority.ts), whether they hold a slot or not; and a lent job of a
+ *   flow with other jobs under way goes to the background too. A flow's only job keeps the foreground when it
+ *   is lent: a job can run past `lendAfterMs` because the CPU is contended rather than because its origin is
+ *   slow, and the unrelated job slowed down by a crowded origin must not then yield to that origin's jobs;
  * - a waiting job whose signal fires (the caller went away, shutdown) leaves the queue at once.
  *
  * Beyond the queue bounds the runner answers 503 RUNNER_BUSY at once rather than letting latency grow.
  */
 import { RunnerError } from "../errors.ts";
 import { EnginePriority, withEnginePriority } from "../media/engine-priority.ts";
+import { PREEMPT_FLOW_JOBS } from "../config.ts";
 
 export interface FairOptions {
   /** Busy jobs at once (about one per core). */
@@ -31,6 +40,27 @@ export interface FairOptions {
   perFlowQueue: number;
   /** After this long a running job stops counting against `concurrency`. */
   lendAfterMs: number;
+  /**
+   * A busy job whose flow has at least this many jobs under way gives its slot at once to a job of a flow with
+   * none (default PREEMPT_FLOW_JOBS); 0 turns this off.
+   */
+  preemptFlowJobs?: number;
+}
+
+/** A job under way, as its flow sees it. */
+interface FlowJob {
+  priority: EnginePriority;
+  /** Lent while its flow had other jobs under way: in the background for good. */
+  yielded: boolean;
+}
+
+/** A job holding a slot (not lent yet). */
+interface Busy {
+  flow: Flow;
+  /** Start sequence number. */
+  seq: number;
+  /** Gives the slot up (the job goes on as a lent one). */
+  lend(): void;
 }
 
 interface Waiter {
@@ -41,6 +71,8 @@ interface Waiter {
 interface Flow {
   key: string;
   running: number;
+  /** The flow's jobs under way, oldest first: only the first may be in the foreground. */
+  jobs: FlowJob[];
   queue: Waiter[];
   /** Sequence number of this flow's latest start (0: none yet). */
   lastStart: number;
@@ -59,6 +91,8 @@ export class FairScheduler {
   private waiting = 0;
   private running = 0;
   private busy = 0;
+  /** Jobs holding a slot, oldest first (at most concurrency). */
+  private readonly holders = new Set<Busy>();
 
   constructor(readonly options: FairOptions) {}
 
@@ -84,8 +118,8 @@ export class FairScheduler {
   /** Runs `job` when the flow's turn comes; rejects with RUNNER_BUSY when the queue bounds are reached. */
   run<T>(flowKey: string, job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted();
-    const flow = this.flows.get(flowKey) ?? { key: flowKey, running: 0, queue: [], lastStart: 0 };
-    if (this.canStart(flow) && flow.queue.length === 0 && this.ring.length === 0) {
+    const flow = this.flows.get(flowKey) ?? { key: flowKey, running: 0, jobs: [], queue: [], lastStart: 0 };
+    if (flow.queue.length === 0 && this.ring.length === 0 && (this.canStart(flow) || this.preemptFor(flow))) {
       this.flows.set(flowKey, flow);
       return this.start(flow, job);
     }
@@ -123,26 +157,58 @@ export class FairScheduler {
     return this.busy < o.concurrency && this.running < o.maxRunning && flow.running < o.perFlowRunning;
   }
 
+  /**
+   * Frees a busy slot for `flow` when it has no job under way and the slots are all held: the youngest busy
+   * job of a flow with `preemptFlowJobs` or more jobs under way lends its slot now. Returns whether one did.
+   */
+  private preemptFor(flow: Flow): boolean {
+    const o = this.options;
+    const threshold = o.preemptFlowJobs ?? PREEMPT_FLOW_JOBS;
+    if (threshold <= 0 || flow.running > 0 || this.busy < o.concurrency || this.running >= o.maxRunning || flow.running >= o.perFlowRunning) return false;
+    let victim: Busy | undefined;
+    for (const held of this.holders) if (held.flow.running >= threshold && (!victim || held.seq > victim.seq)) victim = held;
+    if (!victim) return false;
+    victim.lend();
+    return this.canStart(flow);
+  }
+
   private start<T>(flow: Flow, job: () => Promise<T>): Promise<T> {
     flow.running += 1;
     flow.lastStart = ++this.starts;
     this.running += 1;
     this.busy += 1;
-    let lent = false;
-    const priority = new EnginePriority();
-    const lend = setTimeout(() => {
-      lent = true;
-      this.busy -= 1;
-      // The job that takes the slot gets the CPU first (engine-priority.ts).
-      priority.lower();
+    // The flow's oldest job is its foreground one; a second job runs in the background until it is the oldest.
+    const priority = new EnginePriority(flow.jobs.length > 0);
+    const mine: FlowJob = { priority, yielded: false };
+    flow.jobs.push(mine);
+    const held: Busy = {
+      flow,
+      seq: this.starts,
+      lend: () => {
+        if (!this.holders.delete(held)) return;
+        clearTimeout(timer);
+        this.busy -= 1;
+        if (flow.running > 1) {
+          mine.yielded = true;
+          priority.lower();
+        }
+      },
+    };
+    this.holders.add(held);
+    const timer = setTimeout(() => {
+      held.lend();
       this.pump();
     }, this.options.lendAfterMs);
-    lend.unref();
+    timer.unref();
     const finish = () => {
-      clearTimeout(lend);
+      clearTimeout(timer);
+      const i = flow.jobs.indexOf(mine);
+      flow.jobs.splice(i, 1);
+      const next = flow.jobs[0];
+      if (i === 0 && next && !next.yielded) next.priority.raise();
       flow.running -= 1;
       this.running -= 1;
-      if (!lent) this.busy -= 1;
+      if (this.holders.delete(held)) this.busy -= 1;
       this.forget(flow);
       this.pump();
     };
@@ -166,6 +232,8 @@ export class FairScheduler {
         if (!this.canStart(flow)) continue;
         if (!best || flow.running < best.running || (flow.running === best.running && flow.lastStart < best.lastStart)) best = flow;
       }
+      // No flow can start: a waiting flow with nothing under way may still take a slot from a crowded flow.
+      best ??= this.ring.find((flow) => this.preemptFor(flow));
       if (!best) return;
       const waiter = best.queue.shift()!;
       this.waiting -= 1;

@@ -1,25 +1,49 @@
 /**
- * CPU priority of a job's engine processes. The fair scheduler lends the slot of a job that runs long (it is
- * usually waiting on a slow origin) to the next job; when the lent job's data does arrive, its ffprobe/ffmpeg
- * would then compete for the CPU on equal terms with the job that took its slot. A lent job's engines run at a
- * lower priority instead (a higher nice value, which any process may set on its own children), so the CPU goes
- * first to the jobs holding slots.
+ * CPU priority of a job's engine processes (issue 20 item 7). The engines' CPU is what one origin's jobs take
+ * from another's: every ffmpeg/ffprobe start alone costs about 200 ms of CPU with Debian's build. The fair
+ * scheduler gives each origin (flow) one job in the foreground, its oldest one under way; the engines of its
+ * other jobs run in the background, at the lowest priority (a higher nice value, which any process may set on
+ * its own children), so they get the CPU the foreground jobs leave. An origin with twelve jobs then weighs on
+ * the CPU like an origin with one, however its jobs came to hold runner slots.
+ *
+ * A running engine is never raised again (that would need CAP_SYS_NICE, which the runner does not have): a job
+ * that becomes its origin's oldest starts its later engines in the foreground.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setPriority } from "node:os";
+import { BACKGROUND_ENGINE_NICE } from "../config.ts";
 
-/** Nice value of a lent job's engines (0 is the runner's own; 19 the lowest). */
-export const lentEngineNice = 10;
+/** Nice value of background engines (0 is the runner's own; 19 the lowest): config.ts. */
+export const lentEngineNice = BACKGROUND_ENGINE_NICE;
 
 export class EnginePriority {
   private readonly pids = new Set<number>();
-  private lowered = false;
+  private lowered: boolean;
 
-  /** Engines started from now on, and those running, get the lent priority. */
+  constructor(background = false) {
+    this.lowered = background;
+  }
+
+  /** Whether engines started now run in the background. */
+  get background(): boolean {
+    return this.lowered;
+  }
+
+  /** Nice value for an engine started now. */
+  get nice(): number {
+    return this.lowered ? lentEngineNice : 0;
+  }
+
+  /** Engines started from now on, and those running, run in the background. */
   lower(): void {
     if (this.lowered) return;
     this.lowered = true;
     for (const pid of this.pids) renice(pid);
+  }
+
+  /** Engines started from now on run in the foreground (running ones stay where they are). */
+  raise(): void {
+    this.lowered = false;
   }
 
   /** Called by runProcess for each child; returns the function to call when it exits. */
