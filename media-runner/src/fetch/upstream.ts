@@ -6,6 +6,7 @@
 import type { Readable } from "node:stream";
 import { errors as undiciErrors, request, type Dispatcher } from "undici";
 import { classifyUrlHost, type Allowlist } from "../../../shared/net/index.ts";
+import { MAX_SOURCE_BYTES } from "../../../shared/limits.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
 import { originLimiter, type OriginLimiter } from "./origin-limiter.ts";
 
@@ -108,6 +109,11 @@ export async function openUpstream(
         signal,
         headersTimeout: ctx.fetchTimeoutMs,
         bodyTimeout: ctx.fetchTimeoutMs,
+        // Never let undici pause its parser for backpressure: a paused HTTP/1 parser that then sees the origin's
+        // FIN (HTTP/1.0, `Connection: close`) throws an uncatchable AssertionError that kills the runner
+        // (nodejs/undici#5360, fixed only in undici 8, which needs Node 22). A body never buffers more than one
+        // source may hold (the source's byte meter stops it there), so this bound is the cap we already keep.
+        highWaterMark: MAX_SOURCE_BYTES,
       }));
     } catch (error) {
       throw upstreamError(error, deadline.aborted);
