@@ -7,6 +7,7 @@ import { renderElement, toHtml } from "./html-tags.ts";
 import { playbackCodecs } from "./playback-codecs.ts";
 import { stageErrors, stageView } from "./processing.ts";
 import { topLevelSources } from "./fact-sources.ts";
+import { stageFields } from "./stage-fields.ts";
 
 /**
  * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
@@ -86,11 +87,8 @@ function staged<T>(record: ResourceRecord, stage: StageName, value: T | undefine
 
 function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
   const { sizeBytes, filename } = record.probe;
-  const streams = {
-    image: staged(record, "metadata:image", record.results.image),
-    video: staged(record, "metadata:video", record.results.video),
-    audio: staged(record, "metadata:audio", withLoudness(record)),
-  };
+  // The streams (and the loudness the waveform stage adds to audio) come from the stage registry.
+  const streams = stageFields(record, "metadata") as Pick<NonNullable<InspectData["metadata"]>, "image" | "video" | "audio">;
   const sources = topLevelSources(record, streams);
   return {
     ...(filename && !record.provider ? { filename } : {}),
@@ -101,43 +99,18 @@ function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
   };
 }
 
-/** Audio facts plus the loudness measured with the waveform, once that opt-in stage is done. */
-function withLoudness(record: ResourceRecord): NonNullable<InspectData["metadata"]>["audio"] {
-  const { audio, loudness } = record.results;
-  return audio && loudness && stageView(record, "preview:waveform") === "done" ? { ...audio, loudness } : audio;
-}
-
-/** An opt-in stage's result: staged once registered; never asked for, the field keeps its reserved null. */
-function optIn<T>(record: ResourceRecord, stage: StageName, value: T | undefined): T | null | undefined {
-  return stageView(record, stage) === "unregistered" ? null : staged(record, stage, value);
-}
-
+/**
+ * The preview fields the registry's stages fill. A provider's preview is its own thumbnail (or oEmbed's); audio
+ * keeps SPEC's reserved spectrogram.
+ */
 function buildPreview(record: ResourceRecord): InspectData["preview"] {
-  if (record.category === "audio") {
-    const waveform = optIn(record, "preview:waveform", record.results.waveform);
-    return { ...(waveform !== undefined ? { waveform } : {}), spectrogram: null };
-  }
   if (record.provider) {
     const native = record.provider.thumbnailUrl ?? oembedThumbnail(record);
     if (native) return { thumbnail: { url: native } };
     return { thumbnail: staged(record, "oembed", undefined) };
   }
-  const { thumbnail, placeholder, dominantColor, palette } = record.results;
-  return {
-    thumbnail: staged(record, "preview:thumbnail", thumbnail),
-    placeholder: staged(record, "preview:blurhash", placeholder),
-    palette: staged(record, "preview:palette", dominantColor ? { dominant: dominantColor, ...(palette ? { colors: palette } : {}) } : undefined),
-    dominantColor: staged(record, "preview:palette", dominantColor),
-    ...storyboardField(record),
-  };
-}
-
-/** Video only, and only once asked for (an opt-in stage): null while pending, omitted if it failed. */
-function storyboardField(record: ResourceRecord): Pick<NonNullable<InspectData["preview"]>, "storyboard"> {
-  const view = stageView(record, "preview:storyboard");
-  if (view === "unregistered") return {};
-  const storyboard = staged(record, "preview:storyboard", record.results.storyboard);
-  return storyboard !== undefined ? { storyboard } : {};
+  const fields = stageFields(record, "preview") as NonNullable<InspectData["preview"]>;
+  return record.category === "audio" ? { ...fields, spectrogram: null } : fields;
 }
 
 function oembedThumbnail(record: ResourceRecord): string | undefined {

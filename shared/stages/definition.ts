@@ -53,6 +53,15 @@ export interface StageDefinition<N extends string = string> {
   /** Response paths (under `data`) this stage fills: `null` there means the stage is still pending. */
   fills: readonly string[];
   /**
+   * What the stage shows once done, keyed by its `fills` paths less their namespace (`thumbnail` for
+   * `preview.thumbnail`, `audio.loudness` for `metadata.audio.loudness`); undefined shows nothing. The projection
+   * builds the stage-filled fields of `metadata` and `preview` from these alone (shared/projection/stage-fields.ts):
+   * null while pending, the value once done, omitted when failed or not registered.
+   */
+  show?: (results: StageResults) => Readonly<Record<string, unknown>>;
+  /** An opt-in stage whose field SPEC reserves: null until a caller asks for it, for the categories it applies to. */
+  reservedUntilAsked?: boolean;
+  /**
    * Registered only once a caller asks for it with this `expand` value; from then on it is part of the
    * record like any other stage (processing counts it for every profile).
    */

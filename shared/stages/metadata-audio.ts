@@ -11,4 +11,5 @@ export const metadataAudio = defineStage({
     ? { audio: output.metadata.audio, ...(output.metadata.codecs?.length ? { codecs: output.metadata.codecs } : {}) }
     : undefined),
   fills: ["metadata.audio"],
+  show: (results) => ({ audio: results.audio }),
 });

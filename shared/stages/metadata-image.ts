@@ -9,4 +9,5 @@ export const metadataImage = defineStage({
   runnerStage: "metadata",
   write: (output) => (output.metadata?.image ? { image: output.metadata.image } : undefined),
   fills: ["metadata.image"],
+  show: (results) => ({ image: results.image }),
 });

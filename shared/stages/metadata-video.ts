@@ -11,4 +11,5 @@ export const metadataVideo = defineStage({
     ? { video: output.metadata.video, ...(output.metadata.codecs?.length ? { codecs: output.metadata.codecs } : {}) }
     : undefined),
   fills: ["metadata.video"],
+  show: (results) => ({ video: results.video }),
 });

@@ -9,4 +9,5 @@ export const previewBlurhash = defineStage({
   runnerStage: "placeholder",
   write: (output) => (output.placeholder ? { placeholder: output.placeholder } : undefined),
   fills: ["preview.placeholder"],
+  show: (results) => ({ placeholder: results.placeholder }),
 });

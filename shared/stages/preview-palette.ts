@@ -10,4 +10,8 @@ export const previewPalette = defineStage({
   write: (output) =>
     output.dominantColor ? { dominantColor: output.dominantColor, ...(output.palette ? { palette: output.palette } : {}) } : undefined,
   fills: ["preview.palette", "preview.dominantColor"],
+  show: ({ dominantColor, palette }) => ({
+    palette: dominantColor ? { dominant: dominantColor, ...(palette ? { colors: palette } : {}) } : undefined,
+    dominantColor,
+  }),
 });

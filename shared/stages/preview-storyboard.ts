@@ -9,5 +9,6 @@ export const previewStoryboard = defineStage({
   runnerStage: "storyboard",
   write: (output) => (output.storyboard ? { storyboard: output.storyboard } : undefined),
   fills: ["preview.storyboard"],
+  show: (results) => ({ storyboard: results.storyboard }),
   optIn: "storyboard",
 });

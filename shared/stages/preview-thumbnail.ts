@@ -9,4 +9,5 @@ export const previewThumbnail = defineStage({
   runnerStage: "thumbnail",
   write: (output) => (output.thumbnail ? { thumbnail: output.thumbnail } : undefined),
   fills: ["preview.thumbnail"],
+  show: (results) => ({ thumbnail: results.thumbnail }),
 });

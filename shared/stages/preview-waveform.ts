@@ -11,5 +11,7 @@ export const previewWaveform = defineStage({
     ? { waveform: output.waveform, ...(output.loudness ? { loudness: output.loudness } : {}) }
     : undefined),
   fills: ["preview.waveform", "metadata.audio.loudness"],
+  show: (results) => ({ waveform: results.waveform, "audio.loudness": results.loudness }),
+  reservedUntilAsked: true,
   optIn: "waveform",
 });
