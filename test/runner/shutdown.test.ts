@@ -12,7 +12,7 @@ import { testToken } from "./support/harness.ts";
 
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;
 const origin = inject("runnerOriginUrl");
-const graceMs = 3_000;
+const graceMs = 6_000; // room for the finishing job (1.5 s origin + ffprobe) on a loaded CI machine
 
 function startRunner(): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
