@@ -32,6 +32,9 @@ export interface OriginRequest {
   headers: IncomingHttpHeaders;
   /** The connection's number (1, 2, ...): how many connections a client opened (keep-alive). */
   connection?: number;
+  /** Date.now() when the request arrived, and when its response was sent whole (or the exchange closed). */
+  receivedAt?: number;
+  answeredAt?: number;
 }
 
 /** What the origin saw; control routes (/__stats, /__reset, /__extra) are not counted. Served as JSON at /__stats. */
@@ -100,14 +103,18 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://origin");
-    const entry: OriginRequest = { path: url.pathname + url.search, range: req.headers.range, bytes: 0, headers: req.headers, connection: connectionIds.get(req.socket) };
+    const entry: OriginRequest = { path: url.pathname + url.search, range: req.headers.range, bytes: 0, headers: req.headers, connection: connectionIds.get(req.socket), receivedAt: Date.now() };
     const counted = !url.pathname.startsWith("/__");
     if (counted) {
+      res.once("finish", () => {
+        entry.answeredAt ??= Date.now();
+      });
       stats.requests.push(entry);
       stats.inFlight++;
       stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
       stats.lastActivity = Date.now();
       res.once("close", () => {
+        entry.answeredAt ??= Date.now();
         stats.inFlight--;
         stats.lastActivity = Date.now();
       });

@@ -148,20 +148,23 @@ describe.each([
     const head = /\.(mp3|flac|ogg|wav)$/.test(fx.file) ? 4 * 1024 : probeHeadBytes;
     expect(requests[0]!.range).toBe(`bytes=0-${head - 1}`);
     if (fx.category !== "image") {
-      for (const r of requests) expect(r.range, `request without Range: ${r.path}`).toMatch(/^bytes=\d+-\d+$/);
-      if (!ranged) expect(requests).toHaveLength(1);
+      // Names of containers that may keep facts at the end also get one suffix read, sent with the head.
+      for (const r of requests) expect(r.range, `request without Range: ${r.path}`).toMatch(/^bytes=(\d+-\d+|-\d+)$/);
+      expect(requests.filter((r) => r.range?.startsWith("bytes=-")).length).toBeLessThanOrEqual(1);
+      if (!ranged) expect(requests.filter((r) => !r.range?.startsWith("bytes=-"))).toHaveLength(1);
     }
   });
 });
 
 describe("bytes pulled for a fast inspection of a video", () => {
-  it("faststart MP4 whose moov fits in the head: the 16 KiB head, nothing else", async () => {
+  it("faststart MP4 whose moov fits in the head: the 16 KiB head and the suffix sent with it, nothing else", async () => {
     const size = await sizeOf("video.mp4");
     const moovOffset = await topLevelBoxOffset("video.mp4", "moov");
     expect(moovOffset).toBeLessThan(probeHeadBytes / 2);
     const { body, requests } = await fastInspect("video.mp4");
     expect(body.data.metadata.video).toMatchObject({ width: 640, height: 360, codec: "h264", faststart: true });
-    expect(requests.map((r) => [r.range, r.bytes])).toEqual([[`bytes=0-${probeHeadBytes - 1}`, probeHeadBytes]]);
+    // The name cannot tell a faststart file: the 32 KiB suffix goes out with the head (no round trip of its own).
+    expect(requests.map((r) => [r.range, r.bytes])).toEqual([[`bytes=0-${probeHeadBytes - 1}`, probeHeadBytes], ["bytes=-32768", Math.min(size, 32768)]]);
     const pulled = requests.reduce((sum, r) => sum + r.bytes, 0);
     expect(pulled).toBeLessThan(size / 10);
   });
@@ -172,22 +175,27 @@ describe("bytes pulled for a fast inspection of a video", () => {
     expect(moovOffset).toBeGreaterThan(size / 2); // the fixture really has its moov at the end
     const { body, requests } = await fastInspect("video-moov-end.mp4");
     expect(body.data.semantic.semanticType).toBe("video");
+    const suffixStart = Math.max(0, size - 32768);
     expect(requests.map((r) => [r.range, r.bytes])).toEqual([
       [`bytes=0-${probeHeadBytes - 1}`, probeHeadBytes],
-      // The box walk reads what is left of the file from the moov on, in one request.
-      [`bytes=${moovOffset}-${size - 1}`, size - moovOffset],
+      // The suffix sent with the head; the box walk reads what is left of the file from the moov on, in one
+      // request for what the suffix does not hold (none when the moov is in it).
+      ["bytes=-32768", size - suffixStart],
+      ...(moovOffset < suffixStart ? [[`bytes=${moovOffset}-${suffixStart - 1}`, suffixStart - moovOffset]] : []),
     ]);
     const pulled = requests.reduce((sum, r) => sum + r.bytes, 0);
     expect(pulled).toBeLessThan(size / 10);
   });
 
-  it("without Range support: a single request, which the Worker stops reading after the head", async () => {
+  it("without Range support: a single read, which the Worker stops reading after the head", async () => {
     const size = await sizeOf("video-moov-end.mp4");
     const { body, requests } = await fastInspect("video-moov-end.mp4", "norange=1");
     // Still a video, classified from the head alone (nothing past the head is requested).
     expect(body.data.semantic.semanticType).toBe("video");
     expect(body.data.metadata.size.bytes).toBe(size);
-    expect(requests).toHaveLength(1);
+    // Besides the suffix sent with the head (answered 200 by this origin, and given up with the connection).
+    expect(requests.filter((r) => r.range !== "bytes=-32768")).toHaveLength(1);
+    expect(requests.length).toBeLessThanOrEqual(2);
   });
 });
 

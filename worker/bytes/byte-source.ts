@@ -14,6 +14,8 @@ export class RangeByteSource {
   bytesFetched = 0;
   /** Range requests made after the head (the head's own request is the probe's). */
   extraRequests = 0;
+  /** A suffix read sent together with the head, until it has landed (or failed). */
+  private pendingSuffix: Promise<void> | undefined;
 
   constructor(
     readonly url: string,
@@ -27,6 +29,29 @@ export class RangeByteSource {
     /** Hard limit on the Range requests this source may make beyond the head. */
     private readonly maxExtraRequests = maxProbeExtraRequests,
   ) {}
+
+  /**
+   * A suffix read that went out together with the head (it does not depend on it): it counts as one of this
+   * source's requests and its bytes against the extra-bytes budget; reads that miss what is held wait for it
+   * before fetching, so the tail a reader wants is not asked for twice. A failed suffix read is only a miss.
+   */
+  expectSuffix(read: Promise<{ offset: number; bytes: Uint8Array } | undefined>): void {
+    this.extraRequests += 1;
+    this.pendingSuffix = read
+      .then((got) => {
+        if (got && got.bytes.byteLength > 0 && this.bytesFetched + got.bytes.byteLength <= this.maxExtraBytes + this.headBytes()) {
+          this.addSegment(got.offset, got.bytes);
+        }
+      }, () => {})
+      .finally(() => {
+        this.pendingSuffix = undefined;
+      });
+  }
+
+  /** Resolves once the suffix read sent with the head (if any) has landed or failed. */
+  async settled(): Promise<void> {
+    await this.pendingSuffix;
+  }
 
   addSegment(offset: number, bytes: Uint8Array, counted = true): void {
     // The first segment is the probe's head: the extra-bytes budget is counted beyond it.
@@ -64,6 +89,11 @@ export class RangeByteSource {
     for (;;) {
       const cached = this.fromCache(offset, end);
       if (cached) return cached;
+      // The suffix read sent with the head may hold these bytes: wait for it rather than ask again.
+      if (this.pendingSuffix) {
+        await this.pendingSuffix;
+        continue;
+      }
       if (!this.streamable) throw errors.badGateway("The origin does not support Range requests.");
       const from = this.cachedEnd(offset) ?? offset;
       // At least minChunk (a parser's next small reads land in it), never into bytes already held.

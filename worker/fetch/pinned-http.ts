@@ -1,5 +1,5 @@
 import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
-import { PinnedConnections, connectionKey, type PinnedConnection } from "./pinned-connections.ts";
+import { PinnedConnections, connectionKey, type Lane, type PinnedConnection } from "./pinned-connections.ts";
 /**
  * A minimal HTTP/1.1 client over `cloudflare:sockets` that connects to an address the caller already
  * checked, never to a name: the runtime's `fetch()` would resolve the host again with the system resolver,
@@ -29,22 +29,48 @@ export interface PinnedRequest {
 
 const noBodyStatuses = new Set([204, 205, 304]);
 
+/**
+ * How a GET may ride behind the exchange in flight to the same checked address (pinned-connections.ts, Lane):
+ * "pipeline" sends it again on a connection of its own if that connection does not stay usable; "prefetch"
+ * then gives up (a read sent ahead in case it helps).
+ */
+export type PipelineMode = "pipeline" | "prefetch";
+
 export async function pinnedFetch(
-  url: URL, address: string, port: number, request: PinnedRequest, pool?: PinnedConnections,
+  url: URL, address: string, port: number, request: PinnedRequest, pool?: PinnedConnections, pipeline?: PipelineMode,
 ): Promise<Response> {
   request.signal.throwIfAborted();
   const key = connectionKey(url, address, port);
+  // A GET that may ride behind the exchange in flight to the same checked address (one connection, no wait).
+  const lane = pipeline && pool && request.method === "GET" ? pool.follow(key) : undefined;
+  if (lane && pool) {
+    const response = await follow(lane, url, request, pool, key).catch(() => undefined);
+    if (response) return response;
+    request.signal.throwIfAborted();
+    // A prefetch is not worth a connection of its own: the reader asks for what it still needs.
+    if (pipeline === "prefetch") throw new Error("the pipelined connection was closed before this request was answered");
+  }
   const reused = pool?.take(key);
   if (reused) {
     try {
-      return await exchange(reused, url, request, pool, key);
+      return await exchange(reused, url, request, pool, key, pool?.lead(key));
     } catch (err) {
       // The origin may have closed the idle connection just as it was reused: an idempotent request is sent
       // once more on a fresh connection (to the same checked address); anything else is the caller's error.
       if (request.signal.aborted || (request.method !== "GET" && request.method !== "HEAD")) throw err;
     }
   }
-  return exchange(await open(url, address, port), url, request, pool, key);
+  // The lane exists while the connection opens, so a request sent together with this one pipelines behind it.
+  const leading = pool?.lead(key);
+  let conn: PinnedConnection;
+  try {
+    conn = await open(url, address, port);
+  } catch (err) {
+    leading?.rejectWritten(err);
+    if (leading && pool) pool.end(key, leading, { close() {} } as PinnedConnection, false, new Uint8Array(0));
+    throw err;
+  }
+  return exchange(conn, url, request, pool, key, leading);
 }
 
 async function open(url: URL, address: string, port: number): Promise<PinnedConnection> {
@@ -71,35 +97,88 @@ async function open(url: URL, address: string, port: number): Promise<PinnedConn
   return { stream, reader: stream.readable.getReader(), close: () => void stream.close().catch(() => {}) };
 }
 
+/**
+ * A request pipelined behind `lane`'s: written once the leader's request is, read once the leader's body ended.
+ * Rejects (the caller sends it again on a connection of its own) if the connection did not stay usable.
+ */
+async function follow(lane: Lane, url: URL, request: PinnedRequest, pool: PinnedConnections, key: string): Promise<Response> {
+  const handoff = new Promise<{ conn: PinnedConnection; leftover: Uint8Array } | undefined>((resolve) => {
+    lane.follower = { resolve };
+  });
+  // The deadline ends the wait as it ends any exchange (the leader's own abort closes the connection).
+  const aborted = new Promise<never>((_, reject) => {
+    if (request.signal.aborted) reject(request.signal.reason);
+    request.signal.addEventListener("abort", () => reject(request.signal.reason), { once: true });
+  });
+  aborted.catch(() => {});
+  let given: { conn: PinnedConnection; leftover: Uint8Array } | undefined;
+  try {
+    const conn = await Promise.race([lane.written, aborted]);
+    await send(conn, url, request, true);
+    given = await Promise.race([handoff, aborted]);
+  } catch (err) {
+    // Whatever the leader hands over later has no reader left: closed, never pooled with a request in it.
+    void handoff.then((late) => late?.conn.close());
+    throw err;
+  }
+  if (!given) throw new Error("the pipelined connection was closed");
+  // This exchange now leads the connection: its request is already written, so one more may pipeline behind it.
+  const next = pool.lead(key);
+  next.resolveWritten(given.conn);
+  return receive(given.conn, url, request, pool, key, next, given.leftover);
+}
+
+async function send(conn: PinnedConnection, url: URL, request: PinnedRequest, keepAlive: boolean): Promise<void> {
+  const writer = conn.stream.writable.getWriter();
+  try {
+    await writer.write(new TextEncoder().encode(serializeRequest(url, request, keepAlive)));
+  } finally {
+    writer.releaseLock();
+  }
+}
+
 /** One request and its response head on `conn`; the body streams from it and gives the connection back when read whole. */
-async function exchange(conn: PinnedConnection, url: URL, request: PinnedRequest, pool: PinnedConnections | undefined, key: string): Promise<Response> {
+async function exchange(conn: PinnedConnection, url: URL, request: PinnedRequest, pool: PinnedConnections | undefined, key: string, lane: Lane | undefined): Promise<Response> {
+  try {
+    await send(conn, url, request, pool !== undefined);
+  } catch (err) {
+    lane?.rejectWritten(err);
+    if (lane && pool) pool.end(key, lane, conn, false, new Uint8Array(0));
+    else conn.close();
+    throw err;
+  }
+  lane?.resolveWritten(conn);
+  return receive(conn, url, request, pool, key, lane, new Uint8Array(0));
+}
+
+/** Reads the response to the request last written on `conn`, starting with `initial` (bytes already read past the previous response). */
+async function receive(conn: PinnedConnection, _url: URL, request: PinnedRequest, pool: PinnedConnections | undefined, key: string,
+  lane: Lane | undefined, initial: Uint8Array): Promise<Response> {
   const onAbort = () => conn.close();
   request.signal.addEventListener("abort", onAbort, { once: true });
-  const release = (reusable: boolean) => {
+  let released = false;
+  const release = (reusable: boolean, leftover: Uint8Array) => {
+    if (released) return;
+    released = true;
     request.signal.removeEventListener("abort", onAbort);
-    if (reusable && pool) pool.give(key, conn);
+    if (lane && pool) pool.end(key, lane, conn, reusable, leftover);
+    else if (reusable && pool && leftover.byteLength === 0) pool.give(key, conn);
     else conn.close();
   };
   try {
-    const writer = conn.stream.writable.getWriter();
-    try {
-      await writer.write(new TextEncoder().encode(serializeRequest(url, request, pool !== undefined)));
-    } finally {
-      writer.releaseLock();
-    }
-    const { head, rest } = await readHead(conn.reader);
+    const { head, rest } = await readHead(conn.reader, initial);
     const parsed = parseResponseHead(head);
     // Kept only where both sides agree and the body's end is known without the connection closing.
     const keep = pool !== undefined && parsed.version === "1.1" && !hasToken(parsed.headers.get("connection"), "close");
     const bodyless = request.method === "HEAD" || noBodyStatuses.has(parsed.status) || parsed.status < 200;
     if (bodyless) {
-      release(keep && rest.byteLength === 0);
+      release(keep, rest);
       return new Response(null, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers });
     }
-    const body = bodyStream(conn.reader, rest, parsed.headers, (complete) => release(keep && complete));
+    const body = bodyStream(conn.reader, rest, parsed.headers, (complete, leftover) => release(keep && complete, leftover));
     return new Response(body, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers });
   } catch (err) {
-    release(false);
+    release(false, new Uint8Array(0));
     throw err;
   }
 }
@@ -123,12 +202,18 @@ function hasToken(value: string | null, token: string): boolean {
 type Reader = ReadableStreamDefaultReader<Uint8Array>;
 
 /** Reads up to the blank line ending the head; what follows it belongs to the body. */
-async function readHead(reader: Reader): Promise<{ head: string; rest: Uint8Array }> {
+async function readHead(reader: Reader, initial: Uint8Array): Promise<{ head: string; rest: Uint8Array }> {
   let buffer: Uint8Array = new Uint8Array(0);
   let scanFrom = 0;
+  let pending: Uint8Array | undefined = initial.byteLength > 0 ? initial : undefined;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error("connection closed before the response head ended");
+    let value = pending;
+    pending = undefined;
+    if (!value) {
+      const next = await reader.read();
+      if (next.done) throw new Error("connection closed before the response head ended");
+      value = next.value;
+    }
     buffer = concat(buffer, value);
     // Resume the search a few bytes back so a CRLFCRLF split across reads is found; each byte is scanned once.
     const end = indexOfHeadEnd(buffer, Math.max(0, scanFrom - 3));
@@ -167,22 +252,23 @@ export function parseResponseHead(head: string): { status: number; statusText: s
 }
 
 /**
- * The body as a stream. `done(complete)`: once, when the body ended (complete: its declared end was reached
- * with no byte beyond it, so the connection may carry another exchange) or was cancelled or broke (false).
+ * The body as a stream. `done(complete, leftover)`: once, when the body ended (complete: its declared end was
+ * reached, so the connection may carry another exchange; `leftover`: bytes read past it, the start of a pipelined
+ * response) or was cancelled or broke (false).
  */
-function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: (complete: boolean) => void): ReadableStream<Uint8Array> {
+function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: (complete: boolean, leftover: Uint8Array) => void): ReadableStream<Uint8Array> {
   const chunked = (headers.get("transfer-encoding") ?? "").toLowerCase().includes("chunked");
   const declared = headers.get("content-length");
   let remaining = !chunked && declared !== null && /^\d{1,15}$/.test(declared.trim()) ? Number(declared.trim()) : Infinity;
   const decoder = chunked ? new ChunkedDecoder() : null;
   let pending: Uint8Array | null = rest.byteLength > 0 ? rest : null;
   let finished = false;
-  /** Bytes past the body's end arrived (a misbehaving origin): the connection cannot be reused. */
-  let overrun = false;
+  /** Bytes past the body's end: a pipelined response's start, or a misbehaving origin's (the idle pool refuses those). */
+  let leftover: Uint8Array = new Uint8Array(0);
   const end = (complete: boolean) => {
     if (finished) return false;
     finished = true;
-    done(complete);
+    done(complete, complete ? leftover : new Uint8Array(0));
     return true;
   };
   // Declared ends are closed as soon as reached, not on the next pull: a reader that stops at the last byte
@@ -193,7 +279,7 @@ function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: (c
       try {
         for (;;) {
           if (ended()) {
-            if (end(!overrun)) controller.close();
+            if (end(true)) controller.close();
             return;
           }
           let input = pending;
@@ -208,11 +294,12 @@ function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: (c
             input = value;
           }
           const out = decoder ? decoder.push(input) : input.subarray(0, Math.min(input.byteLength, remaining));
-          if (decoder ? decoder.unconsumed > 0 : out.byteLength < input.byteLength) overrun = true;
+          const past = decoder ? decoder.unconsumed : input.byteLength - out.byteLength;
+          if (past > 0) leftover = concat(leftover, input.subarray(input.byteLength - past));
           if (!decoder) remaining -= out.byteLength;
           if (out.byteLength > 0) {
             controller.enqueue(out);
-            if (ended() && end(!overrun)) controller.close();
+            if (ended() && end(true)) controller.close();
             return;
           }
         }
@@ -225,7 +312,7 @@ function bodyStream(reader: Reader, rest: Uint8Array, headers: Headers, done: (c
       if (finished) return;
       finished = true;
       reader.cancel().catch(() => {});
-      done(false);
+      done(false, new Uint8Array(0));
     },
   });
 }

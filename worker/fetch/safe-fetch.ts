@@ -3,7 +3,7 @@ import { ApiError, errors } from "../errors/api-error.ts";
 import { assertPublicTarget } from "./address-guard.ts";
 import type { Deadline } from "./deadline.ts";
 import { outboundHeaders } from "./outbound-headers.ts";
-import { pinnedFetch } from "./pinned-http.ts";
+import { pinnedFetch, type PipelineMode } from "./pinned-http.ts";
 import { PinnedConnections } from "./pinned-connections.ts";
 import { effectivePort } from "../../shared/net/index.ts";
 
@@ -34,6 +34,12 @@ export interface SafeRequest {
   body?: string;
   /** POSTs (webhooks) do not follow redirects: a 3xx is returned as is. */
   followRedirects?: boolean;
+  /**
+   * A GET that does not depend on the exchange in flight to the same origin (the head and a suffix read sent
+   * with it): with the pinned transport it is pipelined on that exchange's connection instead of waiting or
+   * opening another; see PipelineMode.
+   */
+  pipeline?: PipelineMode;
 }
 
 export interface SafeResponse {
@@ -73,7 +79,7 @@ export async function safeFetch(input: string, request: SafeRequest, policy: Fet
       const target = url;
       const response = await withOriginSlot(target, signal, () =>
         policy.transport === "pinned"
-          ? pinnedFetch(target, addresses[0]!, effectivePort(target), init, connectionsOf(policy))
+          ? pinnedFetch(target, addresses[0]!, effectivePort(target), init, connectionsOf(policy), request.pipeline)
           : fetch(target, { ...init, redirect: "manual" }));
       const location = response.headers.get("location");
       if (request.followRedirects === false || !redirectStatuses.has(response.status) || !location) {

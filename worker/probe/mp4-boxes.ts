@@ -60,11 +60,13 @@ const maxMoovBytes = 4 * 1024 * 1024;
  */
 const wholeReadBytes = 4 * 1024;
 /**
- * What is left of the file after an mdat is read in one request when at most this large: there the moov of a
- * moov-last file starts and (as writers put it last) ends, so one read replaces a window at its header and one
- * at each further trak, each a round trip on a distant origin. A larger tail is walked (bytes over round trips).
+ * What is left of the file after an mdat is read in one request when at most this many of its bytes are not
+ * held yet (the suffix sent with the head holds the last 32 KiB of a file named .mp4): there the moov of a
+ * moov-last file starts and (as writers put it last) ends, so its offset and size are known from the mdat's
+ * header and the file's size, and one read replaces a window at its header and one at each further trak, each
+ * a round trip on a distant origin. A larger tail is walked (bytes over round trips).
  */
-const wholeTailAfterMdatBytes = 32 * 1024;
+const wholeTailAfterMdatBytes = 64 * 1024;
 /**
  * Bytes fetched at a box header not held yet while walking a moov: one request then holds the header boxes that
  * follow it (a trak's tkhd, mdhd, hdlr, stsd and stts take 500-900 bytes in ffmpeg's and cameras' files).
@@ -172,8 +174,10 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
   for (let i = 0; i < maxTopLevelBoxes && offset + 8 <= size; i++) {
     // The last boxes of a file, when their header is not held yet and they are small: read all that is left in
     // one request. Otherwise a window at the header (a moov's mvhd and first trak's headers land in it).
+    // Past an mdat, the suffix sent with the head may hold part of what is left: wait for it before planning.
+    if (mdatAt !== undefined && !source.holds(offset, 16)) await source.settled();
     const wholeTail = !source.holds(offset, 16) &&
-      (size - offset <= wholeReadBytes || (mdatAt !== undefined && size - offset <= wholeTailAfterMdatBytes));
+      (size - offset <= wholeReadBytes || (mdatAt !== undefined && source.missingBytes(offset, size - offset) <= wholeTailAfterMdatBytes));
     const header = wholeTail ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16, moovWindowBytes);
     let boxSize = u32be(header, 0) ?? 0;
     const type = ascii(header, 4, 4);

@@ -6,7 +6,7 @@ import type { ProbeResult } from "../../shared/schemas/record.ts";
 import { RangeByteSource } from "../bytes/byte-source.ts";
 import { parseContentRange } from "../../shared/bytes/content-range.ts";
 import { filenameFrom } from "./filename.ts";
-import { probeHeadBytes } from "./head-size.ts";
+import { probeHeadBytes, probeSuffixBytes } from "./head-size.ts";
 import { sniffMime } from "./sniff-mime.ts";
 
 export interface ProbeOutcome {
@@ -25,18 +25,31 @@ export interface ProbeOutcome {
  */
 export async function probeUrl(url: string, policy: FetchPolicy, config: Config): Promise<ProbeOutcome> {
   const wanted = probeHeadBytes(url, config);
-  const { response, finalUrl, redirects } = await safeFetch(url, { headers: { range: `bytes=0-${wanted - 1}` } }, policy);
+  const suffixBytes = probeSuffixBytes(url);
+  // Both pipelined on one connection (whichever reaches it first leads): one round trip for the two reads.
+  const headRequest = safeFetch(url, { headers: { range: `bytes=0-${wanted - 1}` }, ...(suffixBytes > 0 ? { pipeline: "pipeline" as const } : {}) }, policy);
+  const suffix = suffixBytes > 0 ? readSuffix(url, suffixBytes, policy) : undefined;
+  const { response, finalUrl, redirects } = await headRequest.catch(async (err: unknown) => {
+    await suffix;
+    throw err;
+  });
   if (response.status === 404) {
     await response.body?.cancel();
+    await suffix;
     throw errors.notFound();
   }
-  if (response.status !== 200 && response.status !== 206) throw await refusalOf(response, policy.deadline);
+  if (response.status !== 200 && response.status !== 206) {
+    const refusal = await refusalOf(response, policy.deadline);
+    await suffix;
+    throw refusal;
+  }
   const streamable = response.status === 206;
   const sizeBytes = streamable
     ? parseContentRange(response.headers.get("content-range"))?.size
     : declaredLength(response);
   if (sizeBytes !== undefined && sizeBytes > config.MAX_SOURCE_BYTES) {
     await response.body?.cancel();
+    await suffix;
     throw errors.tooLarge(config.MAX_SOURCE_BYTES);
   }
   // An origin without Range streams the whole file: keep more of what arrives anyway (nothing past it can be asked for).
@@ -48,6 +61,11 @@ export async function probeUrl(url: string, policy: FetchPolicy, config: Config)
   const knownSize = sizeBytes ?? (!streamable && head.byteLength < keep ? head.byteLength : undefined);
   const source = new RangeByteSource(finalUrl, knownSize, streamable, policy, config.MAX_TAIL_BYTES, config.PROBE_READ_MIN_BYTES);
   source.addSegment(0, head);
+  // The suffix counts as one of the source's requests; kept only where it is a range of this same file.
+  if (suffix) {
+    source.expectSuffix(suffix.then((got) => (got && streamable && knownSize !== undefined && got.size === knownSize && finalUrl === got.finalUrl
+      ? { offset: got.offset, bytes: got.bytes } : undefined)));
+  }
   const probe: ProbeResult = {
     finalUrl,
     status: response.status,
@@ -61,6 +79,26 @@ export async function probeUrl(url: string, policy: FetchPolicy, config: Config)
     headers: visibleHeaders(response.headers),
   };
   return { probe, head, source };
+}
+
+/**
+ * `bytes=-n`: the file's last n bytes, sent with the head without waiting for it (a suffix needs no size).
+ * Never throws: a refused or odd answer is a miss, and readers fetch what they need as they would have. A
+ * redirect is not followed (the suffix is only worth it sent with the head): the readers read the final URL's tail.
+ */
+async function readSuffix(url: string, bytes: number, policy: FetchPolicy): Promise<{ offset: number; bytes: Uint8Array; size: number; finalUrl: string } | undefined> {
+  try {
+    const { response, finalUrl } = await safeFetch(url, { headers: { range: `bytes=-${bytes}` }, pipeline: "prefetch", followRedirects: false }, policy);
+    const range = response.status === 206 ? parseContentRange(response.headers.get("content-range")) : undefined;
+    if (!range || range.start === undefined || range.size === undefined || range.end !== range.size - 1) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const got = await readHead(response, range.end - range.start + 1, policy.deadline);
+    return { offset: range.start, bytes: got, size: range.size, finalUrl };
+  } catch {
+    return undefined;
+  }
 }
 
 function declaredLength(response: Response): number | undefined {
