@@ -52,3 +52,10 @@ export const mpegPsPayloadBytes = 2 * 1024;
 
 /** AMR frames walked in the head to learn their sizes (a 16 KiB head holds about 500 frames at 12.2 kbit/s). */
 export const amrMaxHeadFrames = 1024;
+
+/**
+ * How long a probe waits for the suffix read it pipelined behind (or ahead of) the head before treating it as a
+ * miss: an origin that mishandles pipelined requests then costs this much at most, and readers fetch the tail as
+ * they would have. An answer on the same connection normally lands one round trip after the head's.
+ */
+export const probeSuffixPatienceMs = 2_000;

@@ -8,6 +8,7 @@ import { parseContentRange } from "../../shared/bytes/content-range.ts";
 import { filenameFrom } from "./filename.ts";
 import { probeHeadBytes, probeSuffixBytes } from "./head-size.ts";
 import { sniffMime } from "./sniff-mime.ts";
+import { probeSuffixPatienceMs } from "../config/limits.ts";
 
 export interface ProbeOutcome {
   probe: ProbeResult;
@@ -28,7 +29,7 @@ export async function probeUrl(url: string, policy: FetchPolicy, config: Config)
   const suffixBytes = probeSuffixBytes(url);
   // Both pipelined on one connection (whichever reaches it first leads): one round trip for the two reads.
   const headRequest = safeFetch(url, { headers: { range: `bytes=0-${wanted - 1}` }, ...(suffixBytes > 0 ? { pipeline: "pipeline" as const } : {}) }, policy);
-  const suffix = suffixBytes > 0 ? readSuffix(url, suffixBytes, policy) : undefined;
+  const suffix = suffixBytes > 0 ? withPatience(readSuffix(url, suffixBytes, policy), probeSuffixPatienceMs) : undefined;
   const { response, finalUrl, redirects } = await headRequest.catch(async (err: unknown) => {
     await suffix;
     throw err;
@@ -99,6 +100,15 @@ async function readSuffix(url: string, bytes: number, policy: FetchPolicy): Prom
   } catch {
     return undefined;
   }
+}
+
+/** `read`'s answer, or undefined once `ms` have passed without one (the read itself is left to end on its own). */
+function withPatience<T>(read: Promise<T | undefined>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const patience = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([read, patience]).finally(() => clearTimeout(timer));
 }
 
 function declaredLength(response: Response): number | undefined {
