@@ -31,10 +31,9 @@ const noBodyStatuses = new Set([204, 205, 304]);
 
 /**
  * How a GET may ride behind the exchange in flight to the same checked address (pinned-connections.ts, Lane):
- * "pipeline" sends it again on a connection of its own if that connection does not stay usable; "prefetch"
- * then gives up (a read sent ahead in case it helps).
+ * "prefetch", a read sent ahead in case it helps, gives up if that connection does not stay usable.
  */
-export type PipelineMode = "pipeline" | "prefetch";
+export type PipelineMode = "prefetch";
 
 export async function pinnedFetch(
   url: URL, address: string, port: number, request: PinnedRequest, pool?: PinnedConnections, pipeline?: PipelineMode,
@@ -48,7 +47,7 @@ export async function pinnedFetch(
     if (response) return response;
     request.signal.throwIfAborted();
     // A prefetch is not worth a connection of its own: the reader asks for what it still needs.
-    if (pipeline === "prefetch") throw new Error("the pipelined connection was closed before this request was answered");
+    throw new Error("the pipelined connection was closed before this request was answered");
   }
   const reused = pool?.take(key);
   if (reused) {

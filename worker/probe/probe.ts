@@ -27,8 +27,9 @@ export interface ProbeOutcome {
 export async function probeUrl(url: string, policy: FetchPolicy, config: Config): Promise<ProbeOutcome> {
   const wanted = probeHeadBytes(url, config);
   const suffixBytes = probeSuffixBytes(url);
-  // Both pipelined on one connection (whichever reaches it first leads): one round trip for the two reads.
-  const headRequest = safeFetch(url, { headers: { range: `bytes=0-${wanted - 1}` }, ...(suffixBytes > 0 ? { pipeline: "pipeline" as const } : {}) }, policy);
+  // The head always leads its own exchange and the suffix pipelines behind it (one round trip for both). The head
+  // never waits behind the suffix: an origin that ignores pipelined requests would hold it to the deadline.
+  const headRequest = safeFetch(url, { headers: { range: `bytes=0-${wanted - 1}` } }, policy);
   const suffix = suffixBytes > 0 ? withPatience(readSuffix(url, suffixBytes, policy), probeSuffixPatienceMs) : undefined;
   const { response, finalUrl, redirects } = await headRequest.catch(async (err: unknown) => {
     await suffix;
