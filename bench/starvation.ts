@@ -13,6 +13,7 @@
  *
  * Options: --slow=12 (slow inspections), --origins=4 (slow origins they are spread over), --samples=5 (rounds).
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureMediaFixtures } from "../testkit/media-fixtures.ts";
@@ -72,6 +73,45 @@ function jobLines(service: Service, host: string): JobLine[] {
   return out;
 }
 
+/** CPU ms (user + system) of every process this user can read, by pid, with its name: where the CPU went. */
+function cpuByProcess(): Map<number, { name: string; ms: number }> {
+  const out = new Map<number, { name: string; ms: number }>();
+  const tickMs = 10; // USER_HZ is 100 on Linux
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const fields = stat.slice(close + 2).split(" ");
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      const name = processName(cmd, stat.slice(stat.indexOf("(") + 1, close));
+      out.set(Number(entry), { name, ms: (Number(fields[11]) + Number(fields[12])) * tickMs });
+    } catch {
+      /* exited */
+    }
+  }
+  return out;
+}
+
+/** A short name for a process: the engine, workerd, or the node script it runs. */
+function processName(cmd: string[], comm: string): string {
+  if (comm === "node" || comm.startsWith("node")) {
+    const script = cmd.find((a) => /\.(ts|mjs|js)$/.test(a) && !a.includes("node_modules/tsx"));
+    return `node ${script?.split("/").slice(-2).join("/") ?? comm}`;
+  }
+  return comm;
+}
+
+/** CPU ms spent between two snapshots, summed by process name (processes that started in between count whole). */
+function cpuSpent(before: Map<number, { name: string; ms: number }>, after: Map<number, { name: string; ms: number }>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [pid, { name, ms }] of after) {
+    const spent = ms - (before.get(pid)?.ms ?? 0);
+    if (spent > 0) out[name] = (out[name] ?? 0) + spent;
+  }
+  return out;
+}
+
 export async function runStarvation(opts: { slow: number; origins: number; samples: number; log?: (line: string) => void }): Promise<StarvationResult> {
   const dir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
   const origin = await startLoopbackOrigin([dir]);
@@ -93,6 +133,7 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
     const slowAnswers: Record<string, number> = {};
     const alone: number[] = [];
     const behind: number[] = [];
+    const behindCpu: Record<string, number>[] = [];
     const aloneJobs: JobLine[] = [];
     const behindJobs: JobLine[] = [];
     // One round per sample: the unrelated inspection alone, then the slow inspections pile up, one unrelated
@@ -108,12 +149,15 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
       });
       await new Promise((r) => setTimeout(r, pileUpMs));
       mark = jobLines(service, host).length;
+      const cpuBefore = cpuByProcess();
       behind.push(...(await unrelated(`behind${round}`, 1)));
+      behindCpu.push(cpuSpent(cpuBefore, cpuByProcess()));
       behindJobs.push(...jobLines(service, host).slice(mark));
       await Promise.race([Promise.all(slow), new Promise((r) => setTimeout(r, drainMs))]);
     }
     const steps = (jobs: JobLine[]) => jobs.map((j) => ({ waitMs: j.waitMs, ms: j.ms, ...j.timings }));
     opts.log?.(`alone ms ${JSON.stringify(alone.map(Math.round))}, behind ms ${JSON.stringify(behind.map(Math.round))}`);
+    opts.log?.(`CPU ms by process during each unrelated inspection behind the slow ones: ${JSON.stringify(behindCpu)}`);
     opts.log?.(`runner jobs alone ${JSON.stringify(steps(aloneJobs))}`);
     opts.log?.(`runner jobs behind ${JSON.stringify(steps(behindJobs))}`);
     const aloneMs = percentile(alone, 50);

@@ -10,6 +10,8 @@ import { runProcess } from "../../media-runner/src/media/run-process.ts";
 import { processRequest, testApp } from "./support/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
+// Cases that test the order of starts, lending or queue shares turn preemption off (preemptFlowJobs: 0): with it, a
+// new origin would take a crowded origin's slot at once (the last cases of the file).
 const base: FairOptions = { concurrency: 1, maxRunning: 4, perFlowRunning: 1, maxQueue: 8, perFlowQueue: 8, lendAfterMs: 60_000 };
 
 /** A job the test ends by hand; `started` lists job names in start order. */
@@ -32,7 +34,7 @@ function harness(options: Partial<FairOptions> = {}) {
 
 describe("FairScheduler", () => {
   it("gives the next slot to a new origin, not to the origin that queued first", async () => {
-    const { started, submit, finish } = harness();
+    const { started, submit, finish } = harness({ preemptFlowJobs: 0 });
     const jobs = ["a1", "a2", "a3", "a4"].map((n) => submit("http://a", n));
     const b = submit("http://b", "b1");
     expect(started).toEqual(["a1"]);
@@ -54,7 +56,7 @@ describe("FairScheduler", () => {
   });
 
   it("a job running past lendAfterMs lends its slot, within maxRunning and the origin's share", async () => {
-    const { scheduler, started, submit, finish } = harness({ lendAfterMs: 30, maxRunning: 2 });
+    const { scheduler, started, submit, finish } = harness({ lendAfterMs: 30, maxRunning: 2, preemptFlowJobs: 0 });
     const a = [submit("http://a", "a1"), submit("http://a", "a2")];
     const b = submit("http://b", "b1");
     const c = submit("http://c", "c1");
@@ -74,7 +76,7 @@ describe("FairScheduler", () => {
   });
 
   it("one origin fills at most its share of the queue; others are still admitted", async () => {
-    const { submit, finish } = harness({ perFlowQueue: 2, maxQueue: 3 });
+    const { submit, finish } = harness({ perFlowQueue: 2, maxQueue: 3, preemptFlowJobs: 0 });
     const a = [submit("http://a", "a1"), submit("http://a", "a2"), submit("http://a", "a3")];
     const refused = await submit("http://a", "a4").catch((e: unknown) => e);
     expect(isRunnerError(refused) && refused.code).toBe("RUNNER_BUSY");
@@ -182,5 +184,39 @@ describe("an origin's jobs share the CPU as one", () => {
     for (const n of ["a1", "a2", "c1", "d1"]) await finish(n);
     expect(scheduler.active).toBe(0);
     await Promise.all([...a, b, c, d]);
+  });
+
+  it("an origin's waiting jobs make it crowded too: a new origin takes the slot of one with a job in line", async () => {
+    // What the starvation bench showed: slow origins whose jobs arrive one by one hold one slot each and keep a
+    // job in line; the unrelated job used to wait for the next lend (a second and more) behind them.
+    const { scheduler, started, submit, finish } = harness({ concurrency: 2, perFlowRunning: 1 });
+    const jobs = [submit("http://a", "a1"), submit("http://b", "b1"), submit("http://a", "a2")];
+    expect(started).toEqual(["a1", "b1"]);
+    expect(scheduler.queued).toBe(1);
+    // a has one job under way and one waiting: c1 takes a1's slot at once (a1 goes on, lent); b1 keeps its own.
+    const c = submit("http://c", "c1");
+    expect(started).toEqual(["a1", "b1", "c1"]);
+    // b has nothing waiting, so d1 waits for a slot.
+    const d = submit("http://d", "d1");
+    expect(started).toEqual(["a1", "b1", "c1"]);
+    await finish("c1");
+    expect(started).toEqual(["a1", "b1", "c1", "d1"]);
+    for (const n of ["a1", "b1", "d1", "a2"]) await finish(n);
+    await Promise.all([...jobs, c, d]);
+  });
+
+  it("a crowded origin's engines, running and new, yield to a light origin's job while it runs", async () => {
+    const scheduler = new FairScheduler({ ...base, concurrency: 2, perFlowRunning: 2 });
+    // a1 is a's oldest job, so its engine starts in the foreground; a2 makes a crowded.
+    const a1 = scheduler.run("http://crowded.test", async () => [await engineNice(600), await engineNice(0)]);
+    const a2 = scheduler.run("http://crowded.test", () => engineNice(1_000));
+    await new Promise((r) => setTimeout(r, 150));
+    // b1 is its origin's only job: a1's running engine goes to the background, and so does the one it starts
+    // next while b1 still runs; a2, whose slot b1 took, too.
+    const b1 = scheduler.run("http://light.test", () => engineNice(1_200));
+    expect(await Promise.all([a1, a2, b1])).toEqual([[lentEngineNice, lentEngineNice], lentEngineNice, 0]);
+    // With no light origin's job under way, the crowded origin's oldest job is back in the foreground.
+    const [again] = await Promise.all([scheduler.run("http://crowded.test", () => engineNice(0)), scheduler.run("http://crowded.test", () => engineNice(0))]);
+    expect(again).toBe(0);
   });
 });

@@ -11,14 +11,19 @@
  *   second unless they wait on a slow origin; a job's CPU-heavy steps have their own process limits) lends its
  *   slot to the next waiter. `maxRunning` bounds the jobs under way in all, lent ones included, so memory
  *   stays bounded;
- * - a job of a flow with nothing under way does not wait for a lend when every busy slot is held by a flow
- *   that already has `preemptFlowJobs` or more jobs under way: it takes the slot of the youngest such job at
- *   once, and that job goes on as a lent one;
+ * - a flow with `preemptFlowJobs` or more jobs in the runner, under way or waiting, is crowded. A job of a flow
+ *   with nothing under way does not wait for a lend when every busy slot is held by crowded flows: it takes the
+ *   slot of the youngest such job at once, and that job goes on as a lent one, in the background. (Counting
+ *   only jobs under way missed slow origins whose jobs arrive one by one: each held one slot with its next job
+ *   in line, and the unrelated job waited for the next lend);
  * - the CPU is shared by flow, not by slot: a flow's oldest job under way runs its engines in the foreground,
  *   its other jobs in the background (engine-priority.ts), whether they hold a slot or not; and a lent job of a
  *   flow with other jobs under way goes to the background too. A flow's only job keeps the foreground when it
  *   is lent: a job can run past `lendAfterMs` because the CPU is contended rather than because its origin is
  *   slow, and the unrelated job slowed down by a crowded origin must not then yield to that origin's jobs;
+ * - while a light (not crowded) flow has a job under way, crowded flows' engines all run in the background,
+ *   those running when it starts and those started after: one engine start is about 200 ms of CPU, and four
+ *   slow origins' foreground engines doubled an unrelated job's frame step on 2 cores;
  * - a waiting job whose signal fires (the caller went away, shutdown) leaves the queue at once.
  *
  * Beyond the queue bounds the runner answers 503 RUNNER_BUSY at once rather than letting latency grow.
@@ -41,8 +46,9 @@ export interface FairOptions {
   /** After this long a running job stops counting against `concurrency`. */
   lendAfterMs: number;
   /**
-   * A busy job whose flow has at least this many jobs under way gives its slot at once to a job of a flow with
-   * none (default PREEMPT_FLOW_JOBS); 0 turns this off.
+   * A flow with at least this many jobs in the runner (under way or waiting) is crowded: its busy job gives its
+   * slot at once to a job of a flow with none, and its engines yield the CPU to light flows' jobs (default
+   * PREEMPT_FLOW_JOBS); 0 turns both off.
    */
   preemptFlowJobs?: number;
 }
@@ -76,6 +82,11 @@ interface Flow {
   queue: Waiter[];
   /** Sequence number of this flow's latest start (0: none yet). */
   lastStart: number;
+}
+
+/** Jobs a flow has in the runner, under way or waiting: what makes it crowded. */
+function demandOf(flow: Flow): number {
+  return flow.running + flow.queue.length;
 }
 
 /** The flow of a job: its origin (scheme, host, port). */
@@ -166,7 +177,7 @@ export class FairScheduler {
     const threshold = o.preemptFlowJobs ?? PREEMPT_FLOW_JOBS;
     if (threshold <= 0 || flow.running > 0 || this.busy < o.concurrency || this.running >= o.maxRunning || flow.running >= o.perFlowRunning) return false;
     let victim: Busy | undefined;
-    for (const held of this.holders) if (held.flow.running >= threshold && (!victim || held.seq > victim.seq)) victim = held;
+    for (const held of this.holders) if (demandOf(held.flow) >= threshold && (!victim || held.seq > victim.seq)) victim = held;
     if (!victim) return false;
     victim.lend();
     return this.canStart(flow);
@@ -178,9 +189,11 @@ export class FairScheduler {
     this.running += 1;
     this.busy += 1;
     // The flow's oldest job is its foreground one; a second job runs in the background until it is the oldest.
-    const priority = new EnginePriority(flow.jobs.length > 0);
+    // A crowded flow's engines also yield to any light flow's job under way.
+    const priority = new EnginePriority(flow.jobs.length > 0, () => this.isCrowded(flow) && this.lightFlowRunning());
     const mine: FlowJob = { priority, yielded: false };
     flow.jobs.push(mine);
+    if (!this.isCrowded(flow)) this.crowdedYield();
     const held: Busy = {
       flow,
       seq: this.starts,
@@ -188,7 +201,7 @@ export class FairScheduler {
         if (!this.holders.delete(held)) return;
         clearTimeout(timer);
         this.busy -= 1;
-        if (flow.running > 1) {
+        if (demandOf(flow) > 1) {
           mine.yielded = true;
           priority.lower();
         }
@@ -239,6 +252,26 @@ export class FairScheduler {
       this.waiting -= 1;
       if (best.queue.length === 0) this.ring = this.ring.filter((f) => f !== best);
       waiter.start();
+    }
+  }
+
+  /** A flow with `preemptFlowJobs` or more jobs in the runner (under way or waiting). */
+  private isCrowded(flow: Flow): boolean {
+    const threshold = this.options.preemptFlowJobs ?? PREEMPT_FLOW_JOBS;
+    return threshold > 0 && demandOf(flow) >= threshold;
+  }
+
+  /** Whether a flow that is not crowded has a job under way. A scan: the map holds at most maxRunning + maxQueue flows. */
+  private lightFlowRunning(): boolean {
+    for (const flow of this.flows.values()) if (flow.running > 0 && !this.isCrowded(flow)) return true;
+    return false;
+  }
+
+  /** A light flow's job started: the engines running for crowded flows go to the background. */
+  private crowdedYield(): void {
+    for (const flow of this.flows.values()) {
+      if (!this.isCrowded(flow)) continue;
+      for (const job of flow.jobs) job.priority.yieldRunning();
     }
   }
 

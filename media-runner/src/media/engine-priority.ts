@@ -20,13 +20,17 @@ export class EnginePriority {
   private readonly pids = new Set<number>();
   private lowered: boolean;
 
-  constructor(background = false) {
+  /**
+   * `yieldsNow`: asked at each engine start; true puts that engine in the background for now (the fair
+   * scheduler says so while the job's origin is crowded and a lighter origin has a job under way).
+   */
+  constructor(background = false, private readonly yieldsNow: () => boolean = () => false) {
     this.lowered = background;
   }
 
   /** Whether engines started now run in the background. */
   get background(): boolean {
-    return this.lowered;
+    return this.lowered || this.yieldsNow();
   }
 
   /** Nice value for an engine started now. */
@@ -41,6 +45,11 @@ export class EnginePriority {
     for (const pid of this.pids) renice(pid);
   }
 
+  /** The engines running now go to the background; later ones ask `yieldsNow` again when they start. */
+  yieldRunning(): void {
+    for (const pid of this.pids) renice(pid);
+  }
+
   /** Engines started from now on run in the foreground (running ones stay where they are). */
   raise(): void {
     this.lowered = false;
@@ -49,7 +58,7 @@ export class EnginePriority {
   /** Called by runProcess for each child; returns the function to call when it exits. */
   track(pid: number): () => void {
     this.pids.add(pid);
-    if (this.lowered) renice(pid);
+    if (this.background) renice(pid);
     return () => this.pids.delete(pid);
   }
 }
