@@ -74,10 +74,15 @@ export class RemoteSource {
     this.finalUrl = url;
   }
 
-  /** First request: follows redirects, learns size and Range support, enforces the size cap. */
-  async open(): Promise<void> {
+  /**
+   * First request: follows redirects, learns size and Range support, enforces the size cap. `firstEnd`: with
+   * the edge's bytes, the last byte the job is known to need from the start (a moov whose size the head shows,
+   * all of an image whose header passed the pixel check): the first request reaches it instead of stopping at
+   * the head's block, saving the round trips of the reads that would follow. Held to the cache's size.
+   */
+  async open(firstEnd?: number): Promise<void> {
     try {
-      if (this.seed && (await this.openSeeded(this.seed))) return;
+      if (this.seed && (await this.openSeeded(this.seed, firstEnd))) return;
       await this.openPlain();
     } catch (error) {
       throw this.fail(upstreamError(error, false));
@@ -90,12 +95,15 @@ export class RemoteSource {
    * offset, the same size, the same ETag and Last-Modified as the edge saw. Then the bytes seed the cache and
    * true is returned; otherwise the answer is dropped and the caller opens the source as if unseeded.
    */
-  private async openSeeded(seed: SourceSeed): Promise<boolean> {
+  private async openSeeded(seed: SourceSeed, firstEnd = 0): Promise<boolean> {
     const B = this.limits.blockBytes;
     const held = seed.bytes.length;
     const whole = held >= seed.size;
     const start = whole ? 0 : held;
-    const end = whole ? 0 : Math.min((Math.floor(held / B) + 1) * B, seed.size) - 1;
+    // To the end of the head's block, or of the block holding firstEnd when that is further.
+    const wanted = Math.min(firstEnd, this.limits.maxCacheBytes - 1);
+    const blockEnd = Math.max(Math.floor(held / B) + 1, Math.ceil((wanted + 1) / B)) * B;
+    const end = whole ? 0 : Math.min(blockEnd, seed.size) - 1;
     this.requests++;
     const first = await openUpstream(this.url, this.ctx, { start, end }, whole ? undefined : ifRangeValidator(seed));
     this.finalUrl = first.finalUrl;
@@ -115,7 +123,7 @@ export class RemoteSource {
       return true;
     }
     const index = Math.floor(held / B);
-    for await (const _ of this.blocksFrom(first.body, index * B, index, index + 1, this.takePartial(index))) {
+    for await (const _ of this.blocksFrom(first.body, index * B, index, Math.floor(end / B) + 1, this.takePartial(index))) {
       // Cached by blocksFrom.
     }
     return true;
@@ -168,11 +176,17 @@ export class RemoteSource {
     return error;
   }
 
-  /** Bytes [start, end] (inclusive; end may be Infinity), in order, pulled on demand. */
-  async *read(start: number, end: number): AsyncGenerator<Buffer> {
+  /**
+   * Bytes [start, end] (inclusive; end may be Infinity), in order, pulled on demand. A bounded range is asked
+   * for whole (up to maxSpanBlocks per request): its reader said what it needs, and each extra request is a
+   * round trip. An open-ended read starts with one block and doubles, since an engine asking for "the rest"
+   * usually reads a little and seeks; `wholeRest` reads all that is missing in one request instead (a reader
+   * that needs every byte, like an image decode).
+   */
+  async *read(start: number, end: number, options: { wholeRest?: boolean } = {}): AsyncGenerator<Buffer> {
     const B = this.limits.blockBytes;
     let pos = start;
-    let spanBlocks = 1;
+    let spanBlocks = options.wholeRest ? Infinity : end === Infinity ? 1 : Math.min(this.limits.maxSpanBlocks, Math.floor(end / B) - Math.floor(start / B) + 1);
     while (pos <= end && (this.size === undefined || pos < this.size)) {
       const index = Math.floor(pos / B);
       const partial = this.cache.has(index) ? undefined : this.takePartial(index);
@@ -194,9 +208,11 @@ export class RemoteSource {
         if (cached.length < B) return;
         continue;
       }
-      const lastIndex = end === Infinity ? Infinity : Math.floor(end / B);
+      const fileLast = this.size === undefined ? Infinity : Math.floor((this.size - 1) / B);
+      const lastIndex = Math.min(end === Infinity ? Infinity : Math.floor(end / B), fileLast);
       let count = 1;
-      while (count < spanBlocks && index + count <= lastIndex && !this.cache.has(index + count) && !this.inflight.has(index + count)) count++;
+      if (spanBlocks === Infinity && lastIndex === Infinity) count = Infinity; // size unknown: to the end of the body
+      else while (count < spanBlocks && index + count <= lastIndex && !this.cache.has(index + count) && !this.inflight.has(index + count)) count++;
       let last: Block | undefined;
       for await (const block of this.fetchBlocks(index, count)) {
         last = block;
@@ -205,7 +221,18 @@ export class RemoteSource {
         if (pos > end) return;
       }
       if (!last || last[1].length < B) return; // end of file
-      spanBlocks = Math.min(spanBlocks * 2, this.limits.maxSpanBlocks);
+      spanBlocks = options.wholeRest ? Infinity : Math.min(spanBlocks * 2, this.limits.maxSpanBlocks);
+    }
+  }
+
+  /**
+   * Pulls bytes [start, end] into the cache ahead of an engine that will ask for them (a frame's keyframe found
+   * in the sample tables), in one request while the engine is still starting; its reads then wait for these
+   * blocks instead of fetching them one span at a time.
+   */
+  async prefetch(start: number, end: number): Promise<void> {
+    for await (const _ of this.read(start, end)) {
+      // Cached by read.
     }
   }
 

@@ -21,6 +21,26 @@ const maxAllSyncSamples = 1_000_000;
 /** Samples summed to find a sample's offset inside its chunk. */
 const maxSamplesPerChunk = 100_000;
 
+/**
+ * Where the top-level moov ends (exclusive), when the file's first bytes reach its box header: the boxes before
+ * it (ftyp, free, ...) are skipped by their sizes. Undefined when the head ends first (a moov after the mdat),
+ * the bytes are not MP4 boxes, or the moov is larger than maxMoovBytes. Linear in the boxes walked (at most
+ * maxTopLevelBoxes).
+ */
+export function moovEndFromHead(head: Buffer, fileSize: number): number | undefined {
+  if (head.length < 8 || head.toString("latin1", 4, 8) !== "ftyp") return undefined;
+  let pos = 0;
+  for (let i = 0; i < maxTopLevelBoxes && pos + 16 <= head.length; i++) {
+    let size = head.readUInt32BE(pos);
+    if (size === 1) size = Number(head.readBigUInt64BE(pos + 8));
+    else if (size === 0) size = fileSize - pos;
+    if (size < 8 || pos + size > fileSize) return undefined;
+    if (head.toString("latin1", pos + 4, pos + 8) === "moov") return size <= maxMoovBytes ? pos + size : undefined;
+    pos += size;
+  }
+  return undefined;
+}
+
 export class Mp4IndexError extends Error {
   override name = "Mp4IndexError";
 }
@@ -204,7 +224,8 @@ class RunCursor {
  * The keyframe nearest to each of `times` (seconds, ascending; ties go to the earlier keyframe), with its byte
  * range. Undefined when the file has no H.264/HEVC video track or holds its samples in fragments (moof).
  */
-export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fileSize: number | undefined): KeyframeSelection | undefined {
+export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fileSize: number | undefined,
+  choose: "nearest" | "at-or-before" = "nearest"): KeyframeSelection | undefined {
   if (moovBytes.length > maxMoovBytes) throw new Mp4IndexError("moov too large");
   if (moovBytes.length < 16 || moovBytes.toString("latin1", 4, 8) !== "moov") throw new Mp4IndexError("not a moov");
   const moov: Box = { type: "moov", body: moovBytes.readUInt32BE(0) === 1 ? 16 : 8, end: moovBytes.length };
@@ -236,7 +257,8 @@ export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fil
   if (!stssTable && sampleCount > maxAllSyncSamples) throw new Mp4IndexError("too many samples to walk without stss");
   if (syncCount === 0) throw new Mp4IndexError("no sync samples");
 
-  // Two pointers: tile j takes the nearer of the last keyframe at or before it and the first one after it.
+  // Two pointers: tile j takes the nearer of the last keyframe at or before it and the first one after it
+  // (at-or-before: the former, when there is one).
   const pickedSample: number[] = new Array(times.length);
   const pickedTime: number[] = new Array(times.length);
   let previous: { sample: number; time: number } | undefined;
@@ -249,7 +271,7 @@ export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fil
     const ticks = timesCursor.timeOf(sample) + (offsetsCursor?.valueOf(sample) ?? 0);
     const time = ticks / track.timescale + track.shift;
     while (j < times.length && times[j]! < time) {
-      const useNext = !previous || time - times[j]! < times[j]! - previous.time;
+      const useNext = !previous || (choose === "nearest" && time - times[j]! < times[j]! - previous.time);
       const chosen = useNext ? { sample, time } : previous!;
       pickedSample[j] = chosen.sample;
       pickedTime[j] = chosen.time;

@@ -23,6 +23,7 @@ import { RunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { engineBoundArgs, engineDiagnostics, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { extractFrame, type FrameOptions } from "./frame.ts";
+import { readMoov } from "./mp4-source.ts";
 import { engineMaxAllocBytes, engineMaxStreams, probeAnalyzeMicroseconds, probeSizeBytes } from "./limits.ts";
 import {
   annexBAccessUnit, maxMoovBytes, maxTopLevelBoxes, Mp4IndexError, parameterSets, selectKeyframes, type KeyframeCodec,
@@ -169,36 +170,6 @@ async function tilesFromKeyframes(
   }));
   const frames = await decodeKeyframes(stream, selection.codec, selection.keyframes.length, grid, video.rotation ?? 0, options);
   return selection.pick.map((i) => frames[i]);
-}
-
-async function readAll(source: RemoteSource, start: number, end: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of source.read(start, end)) parts.push(part);
-  return Buffer.concat(parts);
-}
-
-/** The top-level moov, read through the job's block cache (where ffprobe's reading left it). */
-export async function readMoov(source: RemoteSource, size: number): Promise<Buffer | undefined> {
-  let pos = 0;
-  for (let i = 0; i < maxTopLevelBoxes && pos + 8 <= size; i++) {
-    const header = await readAll(source, pos, Math.min(pos + 15, size - 1));
-    let boxSize = header.readUInt32BE(0);
-    let headerSize = 8;
-    if (boxSize === 1) {
-      if (header.length < 16) return undefined;
-      boxSize = Number(header.readBigUInt64BE(8));
-      headerSize = 16;
-    } else if (boxSize === 0) {
-      boxSize = size - pos;
-    }
-    if (boxSize < headerSize || pos + boxSize > size) throw new Mp4IndexError("a top-level box overruns the file");
-    if (header.toString("latin1", 4, 8) === "moov") {
-      if (boxSize > maxMoovBytes) throw new Mp4IndexError("moov too large");
-      return readAll(source, pos, pos + boxSize - 1);
-    }
-    pos += boxSize;
-  }
-  return undefined;
 }
 
 export interface ByteRange {

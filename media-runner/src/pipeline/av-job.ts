@@ -5,7 +5,9 @@
  */
 import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import { RunnerError } from "../errors.ts";
-import type { RemoteSource } from "../fetch/remote-source.ts";
+import type { RemoteSource, SourceSeed } from "../fetch/remote-source.ts";
+import { moovEndFromHead } from "../media/mp4-keyframes.ts";
+import { prefetchKeyframe } from "../media/mp4-source.ts";
 import { extractFrame, representativeTime } from "../media/frame.ts";
 import { probe, type FfprobeOutput } from "../media/ffprobe.ts";
 import { audioStream, durationSeconds, toAudioMetadata, toCodecs, toVideoMetadata, videoStream } from "../media/metadata.ts";
@@ -13,6 +15,12 @@ import { decodeToRaster, isMostlyBlack, type Raster } from "../media/previews.ts
 import { engineStep, type JobContext, type Timings } from "./context.ts";
 import { previewsEndedAs, renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 import { timelineStages, wantsTimeline } from "./timeline-stages.ts";
+
+/** How far the job's first origin request should reach: to the end of an MP4/MOV moov the edge's head shows. */
+export function avFirstEnd(_request: RunnerRequest, seed: SourceSeed | undefined): Promise<number | undefined> {
+  const end = seed ? moovEndFromHead(seed.bytes, seed.size) : undefined;
+  return Promise.resolve(end === undefined ? undefined : end - 1);
+}
 
 export async function runAvJob(
   request: RunnerRequest,
@@ -32,7 +40,7 @@ export async function runAvJob(
     const frameOnly = request.category === "video" && request.durationHint !== undefined && !request.stages.includes("metadata")
       && !wantsTimeline(request) && wantsPreview(request);
     if (frameOnly) {
-      const raster = await timings.time("frame", () => engineStep(source, () => representativeRaster(input, request.durationHint, request.thumbnailMaxPx, ctx)))
+      const raster = await timings.time("frame", () => engineStep(source, () => representativeRaster(input, source, request.durationHint, request.thumbnailMaxPx, ctx)))
         .catch((error: unknown) => {
           if (fatal(error)) throw error;
           return undefined;
@@ -45,7 +53,7 @@ export async function runAvJob(
     // With the duration known from the edge, the frame does not wait for ffprobe: both run at once and share
     // the proxy's bytes. Its result is used only if ffprobe confirms a picture stream.
     const early = !frameOnly && request.durationHint !== undefined && request.category === "video" && wantsPreview(request)
-      ? engineStep(source, () => representativeRaster(input, request.durationHint, request.thumbnailMaxPx, ctx))
+      ? engineStep(source, () => representativeRaster(input, source, request.durationHint, request.thumbnailMaxPx, ctx))
       : undefined;
     early?.catch(() => {}); // awaited below when used; a rejection is not unhandled meanwhile
     // Nothing is readable when ffprobe is not: that fails the whole job (422 CORRUPT_MEDIA).
@@ -81,7 +89,7 @@ export async function runAvJob(
     }
     const rendered = await renderPreviews(
       request,
-      () => timings.time("frame", () => early ?? engineStep(source, () => representativeRaster(input, durationSeconds(probed, video), request.thumbnailMaxPx, ctx))),
+      () => timings.time("frame", () => early ?? engineStep(source, () => representativeRaster(input, source, durationSeconds(probed, video), request.thumbnailMaxPx, ctx))),
       timings,
       // The origin failing or the job's time running out say nothing about this file: the whole job fails.
       fatal,
@@ -97,10 +105,12 @@ export async function runAvJob(
  * frame's bytes, one decode). If it is black (a long first GOP opening on a fade-in), the next keyframe,
  * then the exact frame; if the time is past the last frame (one-frame files), the first frame.
  */
-async function representativeRaster(input: string, duration: number | undefined, maxPx: number, ctx: JobContext): Promise<Raster> {
+async function representativeRaster(input: string, source: RemoteSource, duration: number | undefined, maxPx: number, ctx: JobContext): Promise<Raster> {
   const { config, binaries, signal } = ctx;
   const options = { ffmpeg: binaries.ffmpeg, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, maxPx, signal, httpProxy: ctx.proxy.baseUrl };
   const time = representativeTime(duration);
+  // The keyframe's bytes travel while ffmpeg starts (about 200 ms of CPU): its reads then find them.
+  prefetchKeyframe(source, time).catch(() => {}); // an origin failure is recorded on the source; the engine meets it too
   let fallback: Raster | undefined;
   for (const mode of ["keyframe-before", "keyframe-after", "exact"] as const) {
     const png = await extractFrame(input, time, { ...options, mode });

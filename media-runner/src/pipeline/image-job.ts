@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import sharp from "sharp";
 import type { RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
-import type { RemoteSource } from "../fetch/remote-source.ts";
+import type { RemoteSource, SourceSeed } from "../fetch/remote-source.ts";
 import { decodeImage, decoderOf, fitsDecodeLimit, openImage, readImageMetadata, toImageMetadata, type ImageSource } from "../media/image-decode.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
@@ -39,10 +39,49 @@ function sharpError(error: unknown): RunnerError {
   return new RunnerError("CORRUPT_MEDIA", "the image could not be decoded", message);
 }
 
-async function headOf(source: RemoteSource): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of source.read(0, headerProbeBytes - 1)) parts.push(part);
-  return Buffer.concat(parts);
+/**
+ * The whole file in one request (what the edge holds is not asked for again), its first `headerProbeBytes`
+ * handed to `check` before any byte goes on: a picture over the pixel limit is refused after its header
+ * arrives, not after the download. One request instead of a header read and a chain of growing ones, each a
+ * round trip to the origin.
+ */
+async function* checkedWhole(source: RemoteSource, check: (head: Buffer) => Promise<void>): AsyncGenerator<Buffer> {
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  let checked = false;
+  for await (const part of source.read(0, Infinity, { wholeRest: true })) {
+    if (checked) {
+      yield part;
+      continue;
+    }
+    held.push(part);
+    heldBytes += part.length;
+    if (heldBytes < headerProbeBytes) continue;
+    await check(Buffer.concat(held, heldBytes));
+    checked = true;
+    yield* held;
+  }
+  if (!checked) {
+    await check(Buffer.concat(held, heldBytes));
+    yield* held;
+  }
+}
+
+/**
+ * How far the job's first origin request should reach: all of the file when the edge's bytes already show a
+ * header that passes the pixel check (the decode needs every byte, and one request is one round trip);
+ * otherwise undefined (the header is read first, as usual).
+ */
+export async function imageFirstEnd(request: RunnerRequest, seed: SourceSeed | undefined, ctx: JobContext): Promise<number | undefined> {
+  if (!seed || seed.bytes.length >= seed.size) return undefined;
+  const meta = await sharp(seed.bytes, { limitInputPixels: false }).metadata().catch(() => undefined);
+  if (meta?.width === undefined || meta.height === undefined) return undefined;
+  try {
+    checkPixels(meta, { decoder: decoderOf(seed.bytes).kind }, request.thumbnailMaxPx, ctx.config.maxDecodePixels);
+  } catch {
+    return undefined; // refused by the usual path, with its error, after the source opens
+  }
+  return seed.size - 1;
 }
 
 export async function runImageJob(
@@ -52,16 +91,19 @@ export async function runImageJob(
   timings: Timings,
 ): Promise<Omit<RunnerResponse, "timings">> {
   const maxPixels = ctx.config.maxDecodePixels;
-  const head = await headOf(source);
-  // No pixel limit on this call: it only reads the header, and must see the size to refuse it.
-  const early = await sharp(head, { limitInputPixels: false }).metadata().catch(() => undefined);
   const box = request.thumbnailMaxPx;
-  checkPixels(early, { decoder: decoderOf(head).kind }, box, maxPixels);
+  let head: Buffer = Buffer.alloc(0);
+  const checkHeader = async (bytes: Buffer) => {
+    head = bytes.subarray(0, headerProbeBytes);
+    // No pixel limit on this call: it only reads the header, and must see the size to refuse it.
+    const early = await sharp(head, { limitInputPixels: false }).metadata().catch(() => undefined);
+    checkPixels(early, { decoder: decoderOf(head).kind }, box, maxPixels);
+  };
 
   const dir = await mkdtemp(join(tmpdir(), "media-runner-"));
   try {
     const file = join(dir, "source");
-    await timings.time("download", () => pipeline(Readable.from(source.read(0, Infinity)), createWriteStream(file)));
+    await timings.time("download", () => pipeline(Readable.from(checkedWhole(source, checkHeader)), createWriteStream(file)));
     const decode = { ffmpeg: ctx.binaries.ffmpeg, timeoutMs: ctx.config.processTimeoutMs, maxPixels, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     const image = await timings.time("metadata", () => openImage(file, head, decode).catch((e) => { throw sharpError(e); }));
     const meta = await timings.time("metadata", () => readImageMetadata(image, maxPixels).catch((e) => { throw sharpError(e); }));
