@@ -32,8 +32,14 @@ export const maxThumbnailMaxPx = 1280;
  */
 export const runnerHeadMaxBytes = 256 * 1024;
 const runnerHeadMaxBase64 = Math.ceil(runnerHeadMaxBytes / 3) * 4;
-/** The runner's request body limit: the head's base64 plus room for the rest of the request. */
-export const runnerRequestMaxBytes = runnerHeadMaxBase64 + 16 * 1024;
+/**
+ * Most bytes of the file's end the edge hands over (its suffix read, and a moov-last MP4's moov read with it):
+ * the runner's engines read a moov-last file's index there first.
+ */
+export const runnerTailMaxBytes = 128 * 1024;
+const runnerTailMaxBase64 = Math.ceil(runnerTailMaxBytes / 3) * 4;
+/** The runner's request body limit: the head's and tail's base64 plus room for the rest of the request. */
+export const runnerRequestMaxBytes = runnerHeadMaxBase64 + runnerTailMaxBase64 + 16 * 1024;
 
 /** Decoded length of canonical base64 (length a multiple of 4, at most two `=`). */
 function base64DecodedLength(value: string): number {
@@ -43,14 +49,24 @@ function base64DecodedLength(value: string): number {
 /** A header value as the edge saw it: printable ASCII only (it goes back out in If-Range). */
 const validatorValue = z.string().min(1).max(256).regex(/^[\x20-\x7e]+$/);
 
+/** Canonical base64 of at most `max` characters. */
+function base64Of(max: number) {
+  return z.string().min(4).max(max).regex(/^[A-Za-z0-9+/]*={0,2}$/)
+    .refine((value) => value.length % 4 === 0, "base64 length must be a multiple of 4");
+}
+
 export const RunnerHead = z.object({
-  base64: z.string().min(4).max(runnerHeadMaxBase64).regex(/^[A-Za-z0-9+/]*={0,2}$/)
-    .refine((value) => value.length % 4 === 0, "base64 length must be a multiple of 4")
-    .meta({ description: "The file's first bytes (from offset 0), base64" }),
+  base64: base64Of(runnerHeadMaxBase64).meta({ description: "The file's first bytes (from offset 0), base64" }),
   size: z.number().int().positive().max(2 ** 40).meta({ description: "The file's size as the edge saw it" }),
   etag: validatorValue.optional().meta({ description: "ETag of the edge's response" }),
   lastModified: validatorValue.optional().meta({ description: "Last-Modified of the edge's response" }),
-}).refine((head) => base64DecodedLength(head.base64) <= head.size, { message: "more bytes than the file's size", path: ["base64"] });
+  tail: z.object({
+    offset: z.number().int().positive().max(2 ** 40).meta({ description: "File offset of the first byte" }),
+    base64: base64Of(runnerTailMaxBase64).meta({ description: "The file's bytes from `offset` to its end, base64" }),
+  }).optional().meta({ description: "The file's last bytes, when the edge read them (used with the head, under the same checks)" }),
+}).refine((head) => base64DecodedLength(head.base64) <= head.size, { message: "more bytes than the file's size", path: ["base64"] })
+  .refine((head) => !head.tail || head.tail.offset + base64DecodedLength(head.tail.base64) === head.size,
+    { message: "the tail must end at the file's size", path: ["tail"] });
 export type RunnerHead = z.infer<typeof RunnerHead>;
 
 /** What is left of the inspection's origin budget when the Worker calls the runner (shared/limits.ts). */

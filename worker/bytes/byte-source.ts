@@ -149,6 +149,13 @@ export class RangeByteSource {
     return this.segments.find((s) => s.offset === 0)?.bytes ?? new Uint8Array(0);
   }
 
+  /** The bytes held contiguously up to the file's end (a suffix read and reads joined to it), if any. */
+  suffix(): { offset: number; bytes: Uint8Array } | undefined {
+    if (this.size === undefined) return undefined;
+    const last = this.segments.find((s) => s.offset > 0 && s.offset + s.bytes.byteLength === this.size);
+    return last ? { offset: last.offset, bytes: last.bytes } : undefined;
+  }
+
   /** End of the held segment that contains `offset`, if any (segments are merged, so at most one). */
   private cachedEnd(offset: number): number | undefined {
     let best: number | undefined;

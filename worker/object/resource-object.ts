@@ -59,6 +59,8 @@ export class ResourceObject extends DurableObject<Env> {
   private imageHead?: Uint8Array;
   /** The bytes read from the start, kept until the first runner dispatch hands them over (the runner caps them). */
   private probeHead?: Uint8Array;
+  /** The bytes read at the file's end, handed over with the head. */
+  private probeTail?: { offset: number; bytes: Uint8Array };
   private readonly waiters = new RecordWaiters();
   /** The record as last loaded or saved; `null` when storage holds none, undefined before the first load. */
   private memory?: ResourceRecord | null;
@@ -84,8 +86,9 @@ export class ResourceObject extends DurableObject<Env> {
       },
       takeHead: () => {
         const record = this.record();
-        const head = record ? runnerHeadOf(record, this.probeHead) : undefined;
+        const head = record ? runnerHeadOf(record, this.probeHead, this.probeTail) : undefined;
         this.probeHead = undefined;
+        this.probeTail = undefined;
         return head;
       },
       apply: (outcome) => this.applyRunner(outcome),
@@ -330,9 +333,12 @@ export class ResourceObject extends DurableObject<Env> {
     // An expired record still in memory: its previews go if the file turned out to be another one.
     const previous = this.memory ?? undefined;
     try {
-      const { record, imageHead, head } = await firstInspection(call, this.config);
+      const { record, imageHead, head, tail } = await firstInspection(call, this.config);
       this.imageHead = imageHead;
-      if (record.category === "video" || record.category === "audio" || record.category === "image") this.probeHead = head;
+      if (record.category === "video" || record.category === "audio" || record.category === "image") {
+        this.probeHead = head;
+        this.probeTail = tail;
+      }
       // Provider-native data (title, thumbnail) is wanted even by `fast`, so oEmbed runs before the first answer.
       if (record.provider) await runOembedStage(record, this.config);
       this.save(record);
@@ -435,7 +441,7 @@ export class ResourceObject extends DurableObject<Env> {
   private async recordChanged(record: ResourceRecord): Promise<void> {
     const complete = isComplete(record);
     if (complete) record.timings.total = Math.max(record.timings.total ?? 0, Date.now() - record.createdAt);
-    if (complete) this.probeHead = undefined; // no runner call left to hand it to
+    if (complete) this.probeHead = this.probeTail = undefined; // no runner call left to hand them to
     this.save(record);
     if (complete) await this.completeJobs();
     this.waiters.wake();

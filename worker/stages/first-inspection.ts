@@ -36,6 +36,8 @@ export interface FirstInspection {
   imageHead?: Uint8Array;
   /** The bytes read from the file's start, whatever the category: handed to the media runner with a direct call. */
   head?: Uint8Array;
+  /** The bytes read at the file's end (the suffix read, a moov-last MP4's moov), handed over with the head. */
+  tail?: { offset: number; bytes: Uint8Array };
 }
 
 /** What the steps learn, in order; each step reads what earlier ones wrote. */
@@ -97,7 +99,8 @@ export async function firstInspection(input: FirstInspectionInput, config: Confi
   // The bytes held from the start (the head, and any header reads joined to it): the edge stages and the runner
   // fetch only the rest.
   const prefix = source.prefix();
-  return { record, head: prefix, ...(record.category === "image" ? { imageHead: prefix } : {}) };
+  const tail = source.suffix();
+  return { record, head: prefix, ...(tail ? { tail } : {}), ...(record.category === "image" ? { imageHead: prefix } : {}) };
 }
 
 /** Provider pages are described by URL parsing and oEmbed; their HTML is never downloaded. */

@@ -37,6 +37,8 @@ export interface SourceSeed {
   size: number;
   etag?: string;
   lastModified?: string;
+  /** The file's bytes from `offset` to its end, when the edge read them (a moov-last file's index is there). */
+  tail?: { offset: number; bytes: Buffer };
 }
 
 type Block = [index: number, bytes: Buffer];
@@ -55,6 +57,8 @@ export class RemoteSource {
   failure: RunnerError | undefined;
   /** Whether the edge's bytes were confirmed and used (the origin was not asked for them again). */
   seeded = false;
+  /** The edge's bytes at the file's end, once the origin confirmed the file: served before any block is fetched. */
+  private tail: { offset: number; bytes: Buffer } | undefined;
   /** The head's bytes past its last whole block: completed by the block's download, served from memory until then. */
   private partial: { index: number; bytes: Buffer } | undefined;
   private readonly cache = new Map<number, Buffer>();
@@ -118,6 +122,7 @@ export class RemoteSource {
     this.size = seed.size;
     this.seeded = true;
     this.seedBlocks(seed.bytes.subarray(0, seed.size));
+    if (seed.tail && seed.tail.offset + seed.tail.bytes.length === seed.size) this.tail = seed.tail;
     if (whole) {
       for await (const chunk of first.body as AsyncIterable<Buffer>) this.count(chunk.length);
       return true;
@@ -188,6 +193,12 @@ export class RemoteSource {
     let pos = start;
     let spanBlocks = options.wholeRest ? Infinity : end === Infinity ? 1 : Math.min(this.limits.maxSpanBlocks, Math.floor(end / B) - Math.floor(start / B) + 1);
     while (pos <= end && (this.size === undefined || pos < this.size)) {
+      if (this.tail && pos >= this.tail.offset) {
+        // The rest of the read is in the edge's tail (it runs to the end of the file).
+        const from = pos - this.tail.offset;
+        yield this.tail.bytes.subarray(from, end === Infinity ? undefined : Math.min(this.tail.bytes.length, end - this.tail.offset + 1));
+        return;
+      }
       const index = Math.floor(pos / B);
       const partial = this.cache.has(index) ? undefined : this.takePartial(index);
       if (partial && pos - index * B < partial.length) {
@@ -209,7 +220,9 @@ export class RemoteSource {
         continue;
       }
       const fileLast = this.size === undefined ? Infinity : Math.floor((this.size - 1) / B);
-      const lastIndex = Math.min(end === Infinity ? Infinity : Math.floor(end / B), fileLast);
+      // Blocks stop where the edge's tail begins (pos is before it here).
+      const beforeTail = this.tail ? Math.floor((this.tail.offset - 1) / B) : Infinity;
+      const lastIndex = Math.min(end === Infinity ? Infinity : Math.floor(end / B), fileLast, beforeTail);
       let count = 1;
       if (spanBlocks === Infinity && lastIndex === Infinity) count = Infinity; // size unknown: to the end of the body
       else while (count < spanBlocks && index + count <= lastIndex && !this.cache.has(index + count) && !this.inflight.has(index + count)) count++;

@@ -26,7 +26,7 @@ import { extractFrame, type FrameOptions } from "./frame.ts";
 import { readMoov } from "./mp4-source.ts";
 import { engineMaxAllocBytes, engineMaxStreams, probeAnalyzeMicroseconds, probeSizeBytes } from "./limits.ts";
 import {
-  annexBAccessUnit, maxMoovBytes, maxTopLevelBoxes, Mp4IndexError, parameterSets, selectKeyframes, type KeyframeCodec,
+  annexBAccessUnit, Mp4IndexError, parameterSets, selectKeyframes, type KeyframeCodec,
 } from "./mp4-keyframes.ts";
 import { runProcess } from "./run-process.ts";
 

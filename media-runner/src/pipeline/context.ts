@@ -38,6 +38,7 @@ export function seedOf(head: RunnerHead | undefined): SourceSeed | undefined {
     size: head.size,
     ...(head.etag !== undefined ? { etag: head.etag } : {}),
     ...(head.lastModified !== undefined ? { lastModified: head.lastModified } : {}),
+    ...(head.tail ? { tail: { offset: head.tail.offset, bytes: Buffer.from(head.tail.base64, "base64") } } : {}),
   };
 }
 
