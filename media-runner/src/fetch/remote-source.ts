@@ -69,6 +69,10 @@ export class RemoteSource {
    */
   private readonly inflight = new Map<number, Promise<void>>();
 
+  /** Ends the prefetches still under way when the job is done (close()). */
+  private readonly backgroundReads = new AbortController();
+  private readonly backgroundCtx: UpstreamContext;
+
   constructor(
     readonly url: URL,
     private readonly ctx: UpstreamContext,
@@ -76,6 +80,13 @@ export class RemoteSource {
     private readonly seed?: SourceSeed,
   ) {
     this.finalUrl = url;
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, this.backgroundReads.signal]) : this.backgroundReads.signal;
+    this.backgroundCtx = { ...ctx, signal };
+  }
+
+  /** The job is done: prefetches still pulling bytes nobody will read stop. */
+  close(): void {
+    this.backgroundReads.abort();
   }
 
   /**
@@ -188,7 +199,7 @@ export class RemoteSource {
    * usually reads a little and seeks; `wholeRest` reads all that is missing in one request instead (a reader
    * that needs every byte, like an image decode).
    */
-  async *read(start: number, end: number, options: { wholeRest?: boolean } = {}): AsyncGenerator<Buffer> {
+  async *read(start: number, end: number, options: { wholeRest?: boolean; background?: boolean } = {}): AsyncGenerator<Buffer> {
     const B = this.limits.blockBytes;
     let pos = start;
     let spanBlocks = options.wholeRest ? Infinity : end === Infinity ? 1 : Math.min(this.limits.maxSpanBlocks, Math.floor(end / B) - Math.floor(start / B) + 1);
@@ -227,7 +238,7 @@ export class RemoteSource {
       if (spanBlocks === Infinity && lastIndex === Infinity) count = Infinity; // size unknown: to the end of the body
       else while (count < spanBlocks && index + count <= lastIndex && !this.cache.has(index + count) && !this.inflight.has(index + count)) count++;
       let last: Block | undefined;
-      for await (const block of this.fetchBlocks(index, count)) {
+      for await (const block of this.fetchBlocks(index, count, options.background === true)) {
         last = block;
         yield slice(block[0], block[1], pos, end, B);
         pos = block[0] * B + block[1].length;
@@ -244,7 +255,7 @@ export class RemoteSource {
    * blocks instead of fetching them one span at a time.
    */
   async prefetch(start: number, end: number): Promise<void> {
-    for await (const _ of this.read(start, end)) {
+    for await (const _ of this.read(start, end, { background: true })) {
       // Cached by read.
     }
   }
@@ -291,7 +302,7 @@ export class RemoteSource {
     return Buffer.concat(chunks, length);
   }
 
-  private async *fetchBlocks(index: number, count: number): AsyncGenerator<Block> {
+  private async *fetchBlocks(index: number, count: number, background: boolean): AsyncGenerator<Block> {
     const mine: number[] = [];
     const last = Number.isFinite(count) ? index + count : index + 1;
     for (let i = index; i < last; i++) {
@@ -300,7 +311,7 @@ export class RemoteSource {
       this.inflight.set(i, new Promise<void>((resolve) => this.settlers.set(i, resolve)));
     }
     try {
-      yield* this.download(index, count);
+      yield* this.download(index, count, background);
     } finally {
       for (const i of mine) this.settle(i);
     }
@@ -316,7 +327,7 @@ export class RemoteSource {
     resolve?.();
   }
 
-  private async *download(index: number, count: number): AsyncGenerator<Block> {
+  private async *download(index: number, count: number, background: boolean): AsyncGenerator<Block> {
     const B = this.limits.blockBytes;
     if (!this.rangeSupported) {
       // No Range support: one full GET, skipping (and caching) up to the wanted block, then streaming on.
@@ -328,7 +339,7 @@ export class RemoteSource {
     const prefix = this.takePartial(index);
     const start = index * B + (prefix?.length ?? 0);
     const end = Math.min((index + count) * B, this.size ?? Infinity) - 1;
-    const part = await this.request({ start, end });
+    const part = await this.request({ start, end }, background);
     const range = parseContentRange(part.headers["content-range"]);
     if (part.status !== 206 || range?.start !== start) {
       discard(part.body);
@@ -337,10 +348,10 @@ export class RemoteSource {
     yield* this.blocksFrom(part.body, index * B, index, index + count, prefix);
   }
 
-  private async request(range?: { start: number; end: number }) {
+  private async request(range?: { start: number; end: number }, background = false) {
     this.requests++;
     try {
-      return await openUpstream(this.finalUrl, this.ctx, range);
+      return await openUpstream(this.finalUrl, background ? this.backgroundCtx : this.ctx, range);
     } catch (error) {
       throw this.fail(upstreamError(error, false));
     }

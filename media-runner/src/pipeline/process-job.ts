@@ -42,5 +42,7 @@ export async function processJob(request: RunnerRequest, base: JobContext): Prom
     return { ...result, timings: { ...timings.values, total: Math.round(performance.now() - started) }, bytesFetched: source.bytesFetched, requests: source.requests, redirects: source.redirects };
   } catch (error) {
     throw source.failure ?? error;
+  } finally {
+    source.close();
   }
 }
