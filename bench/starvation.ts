@@ -1,5 +1,5 @@
 /**
- * Starvation (issue 20 items 7 and 8): an unrelated inspection's time alone, then behind SLOW inspections of
+ * Starvation (issue 20 items 7 and 8): an unrelated caller's inspection's time alone, then behind one caller's SLOW inspections of
  * media on slow origins (each origin sends its first 64 KiB at once, then 4 KiB/s, so the runner's jobs for them
  * wait on the network until their deadlines), side by side in one run of the real `npm start` on loopback.
  * Prints the ratio (target <= 2) and where the unrelated job's time went (the runner's queue wait vs its run, and
@@ -44,6 +44,9 @@ const root = join(import.meta.dirname, "..");
 /** The unrelated inspection: a video with every runner stage (metadata, thumbnail, placeholder, palette). */
 const unrelatedFile = "video.mp4";
 const unrelatedProfile = "profile=full";
+/** The two callers (CF-Connecting-IP): the slow inspections are one caller's, the unrelated one another's. */
+const slowCaller = "198.51.100.1";
+const unrelatedCaller = "203.0.113.1";
 /** Time for the slow inspections to pass the edge's probe and reach the runner before the unrelated one is sent. */
 const pileUpMs = 2_000;
 /** Longest wait for the slow inspections to end after the measurement (their jobs end at the fetch deadline). */
@@ -122,7 +125,7 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
   const unrelated = async (phase: string, count = opts.samples) => {
     const times: number[] = [];
     for (let i = 0; i < count; i++) {
-      const r = await inspect(service.base, `${origin.url}/media/${unrelatedFile}?${phase}=${i}`, unrelatedProfile);
+      const r = await inspect(service.base, `${origin.url}/media/${unrelatedFile}?${phase}=${i}`, unrelatedProfile, undefined, unrelatedCaller);
       statuses[r.status] = (statuses[r.status] ?? 0) + 1;
       times.push(r.ms);
     }
@@ -144,7 +147,7 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
       alone.push(...(await unrelated(`alone${round}`, 1)));
       aloneJobs.push(...jobLines(service, host).slice(mark));
       const slow = Array.from({ length: opts.slow }, async (_, i) => {
-        const r = await inspect(service.base, slowOrigins.url(i % opts.origins, "video-moov-end.mp4", `slow-${round}-${i}`), unrelatedProfile, drainMs);
+        const r = await inspect(service.base, slowOrigins.url(i % opts.origins, "video-moov-end.mp4", `slow-${round}-${i}`), unrelatedProfile, drainMs, slowCaller);
         slowAnswers[r.status] = (slowAnswers[r.status] ?? 0) + 1;
       });
       await new Promise((r) => setTimeout(r, pileUpMs));

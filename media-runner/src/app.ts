@@ -146,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // A job still waiting for a slot when shutdown begins is handed back at once (ticket.handedBack).
       const result = await Promise.race([
         ticket.handedBack,
-        // Each origin waits in its own line; a waiting job whose caller hangs up leaves it at once.
+        // Each caller's jobs on an origin wait in their own line; a waiting job whose caller hangs up leaves it at once.
         limiter.run(flowOf(parsed.data.url), () => {
           if (ticket.signal.aborted) throw ticket.signal.reason;
           ticket.started();
@@ -160,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             }
             throw error;
           });
-        }, AbortSignal.any([cancel.signal, ticket.signal])),
+        }, AbortSignal.any([cancel.signal, ticket.signal]), parsed.data.client),
       ]);
       logJob("ok", undefined, result.timings);
       return result;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { StageName } from "./stages.ts";
 import { RequestId } from "./request-id.ts";
 import { StreamPreviewPlan } from "../shapes/streaming-page.ts";
-import { RunnerBudget } from "../shapes/runner.ts";
+import { RunnerBudget, RunnerClient } from "../shapes/runner.ts";
 
 /** A heavy-stage job on the enrichment queue: which resource, which stages, handled by the media runner. */
 export const EnrichMessage = z.object({
@@ -23,6 +23,8 @@ export const EnrichMessage = z.object({
   stream: StreamPreviewPlan.optional(),
   /** The X-Request-Id of the inspection that started the work (sent to the runner; in every log line about it). */
   requestId: RequestId.optional(),
+  /** The caller whose inspection started the work (RunnerRequest.client). */
+  client: RunnerClient.optional(),
   /** What the inspection has left of its origin budget (RunnerRequest.budget); absent: the whole budget. */
   budget: RunnerBudget.optional(),
   /** The record's preview revision (16 hex digits): part of every R2 key the previews are stored under. */

@@ -78,6 +78,13 @@ export const RunnerBudget = z.object({
 });
 export type RunnerBudget = z.infer<typeof RunnerBudget>;
 
+/**
+ * The caller whose inspection started the work, as an opaque key (a hash the Worker makes of the client's
+ * address, never the address): the runner shares its slots and CPU per caller, then per origin.
+ */
+export const RunnerClient = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
+export type RunnerClient = z.infer<typeof RunnerClient>;
+
 export const RunnerRequest = z.object({
   url: z
     .string()
@@ -95,6 +102,8 @@ export const RunnerRequest = z.object({
     .meta({ description: "Bytes the edge already read: they seed the runner's cache (not fetched again) when the origin's first answer shows the same file (size, ETag, Last-Modified; sent as If-Range). Direct calls only; queue retries omit it" }),
   stream: StreamPreviewPlan.optional()
     .meta({ description: "For an HLS/DASH `url`: the one early segment previews are read from (planned by the Worker from the manifest)" }),
+  client: RunnerClient.optional()
+    .meta({ description: "Opaque key of the caller whose inspection started the work: slots and CPU are shared per caller, then per origin (absent: one shared caller)" }),
   budget: RunnerBudget.optional()
     .meta({ description: "What the Worker left of the inspection's origin budget; absent means the whole budget (inspectionOriginRequestBudget, inspectionOriginByteBudget). Past it the job fails with PAYLOAD_TOO_LARGE naming the budget" }),
 });

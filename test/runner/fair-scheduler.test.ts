@@ -205,6 +205,36 @@ describe("an origin's jobs share the CPU as one", () => {
     await Promise.all([...jobs, c, d]);
   });
 
+  it("a caller spreading jobs over many origins is crowded as one: another caller's job takes a slot at once", async () => {
+    const { scheduler, started } = harness({ concurrency: 2, perFlowRunning: 2 });
+    const spread = (origin: string, name: string) =>
+      scheduler.run(origin, () => {
+        started.push(name);
+        return new Promise<string>((resolve) => release.set(name, () => resolve(name)));
+      }, undefined, "caller-a");
+    const release = new Map<string, () => void>();
+    // Caller a: one job on each of three origins; two hold the slots and one waits.
+    const a = [spread("http://a1", "a1"), spread("http://a2", "a2"), spread("http://a3", "a3")];
+    expect(started).toEqual(["a1", "a2"]);
+    // Caller b's job does not wait for a lend (60 s here): a's youngest job lends its slot at once.
+    const b = scheduler.run("http://b", async () => {
+      started.push("b1");
+      return "b1";
+    }, undefined, "caller-b");
+    expect(started).toEqual(["a1", "a2", "b1"]);
+    await b;
+    // The same jobs without caller keys: each origin has one job, none is crowded, so b1 waits for a slot.
+    const plain = harness({ concurrency: 2, perFlowRunning: 2 });
+    const p = [plain.submit("http://a1", "a1"), plain.submit("http://a2", "a2"), plain.submit("http://a3", "a3"), plain.submit("http://b", "b1")];
+    expect(plain.started).toEqual(["a1", "a2"]);
+    for (const n of ["a1", "a2", "a3", "b1"]) await plain.finish(n);
+    await Promise.all(p);
+    for (const n of ["a1", "a2"]) release.get(n)!();
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    release.get("a3")!();
+    await Promise.all(a);
+  });
+
   it("a crowded origin's engines, running and new, yield to a light origin's job while it runs", async () => {
     const scheduler = new FairScheduler({ ...base, concurrency: 2, perFlowRunning: 2 });
     // a1 is a's oldest job, so its engine starts in the foreground; a2 makes a crowded.

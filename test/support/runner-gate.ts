@@ -6,21 +6,26 @@ import { closable } from "../../testkit/closable.ts";
  * A loopback HTTP hop in front of the real runner that injects runner faults chosen by the media URL:
  * `runner=down-N` refuses the first N calls for that URL (as if the runner were down), `runner=fail` always
  * answers 500, `runner=slow-MS` answers after MS milliseconds. Everything else is passed through unchanged. Counts calls per media URL
- * and keeps the X-Request-Id each call carried (passed through to the runner too).
+ * and keeps the X-Request-Id and the client key each call carried (passed through to the runner too).
  */
 export async function startRunnerGate(runnerUrl: string) {
   const calls = new Map<string, number>();
   const requestIds = new Map<string, string[]>();
+  const clients = new Map<string, string[]>();
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     let mediaUrl = "";
+    let client = "";
     try {
-      mediaUrl = JSON.parse(body.toString()).url ?? "";
+      const parsed = JSON.parse(body.toString()) as { url?: string; client?: string };
+      mediaUrl = parsed.url ?? "";
+      client = parsed.client ?? "";
     } catch {
       /* pass through */
     }
+    clients.set(mediaUrl, [...(clients.get(mediaUrl) ?? []), client]);
     const n = (calls.get(mediaUrl) ?? 0) + 1;
     calls.set(mediaUrl, n);
     const requestId = req.headers["x-request-id"];
@@ -57,6 +62,8 @@ export async function startRunnerGate(runnerUrl: string) {
     port,
     calls: () => Object.fromEntries(calls),
     requestIds: () => Object.fromEntries(requestIds),
+    /** RunnerRequest.client of each call per media URL ("" for a call without one). */
+    clients: () => Object.fromEntries(clients),
     close,
   };
 }

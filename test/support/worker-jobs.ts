@@ -43,6 +43,12 @@ export async function runnerRequestIds(mediaUrl: string): Promise<string[]> {
   return ids[mediaUrl] ?? [];
 }
 
+/** RunnerRequest.client of each runner call for a media URL, as the gate saw them ("" for a call without one). */
+export async function runnerClients(mediaUrl: string): Promise<string[]> {
+  const all = (await (await fetch(`${origin}/__extra/runnerClients`)).json()) as Record<string, string[]>;
+  return all[mediaUrl] ?? [];
+}
+
 export interface Delivery {
   path: string;
   headers: Record<string, string>;

@@ -85,6 +85,7 @@ export default async function setup(project: TestProject) {
   extras.webhooks = () => receiver.received;
   extras.runnerCalls = () => gate.calls();
   extras.runnerRequestIds = () => gate.requestIds();
+  extras.runnerClients = () => gate.clients();
   extras.oembed = () => oembed.requests;
   project.provide("runnerUrl", gate.url);
   project.provide("runnerToken", runnerToken);

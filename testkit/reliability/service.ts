@@ -53,20 +53,24 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
 export const devReloadText = "Your worker restarted mid-request";
 export const devReloads = { count: 0 };
 
-/** POST /api/v1/inspect with a time limit; never throws (status 0 = no answer in time or connection error). */
-export async function inspect(base: string, url: string, query = "", timeoutMs = 60_000): Promise<{ status: number; ms: number; body: any }> {
-  const first = await inspectOnce(base, url, query, timeoutMs);
+/**
+ * POST /api/v1/inspect with a time limit; never throws (status 0 = no answer in time or connection error).
+ * `caller`: the client address the request claims (CF-Connecting-IP, which Cloudflare's edge sets and the local
+ * server takes as sent), so a suite can play several callers.
+ */
+export async function inspect(base: string, url: string, query = "", timeoutMs = 60_000, caller?: string): Promise<{ status: number; ms: number; body: any }> {
+  const first = await inspectOnce(base, url, query, timeoutMs, caller);
   if (first.status !== 503 || !String(first.body).startsWith(devReloadText)) return first;
   devReloads.count += 1;
-  return inspectOnce(base, url, query, timeoutMs);
+  return inspectOnce(base, url, query, timeoutMs, caller);
 }
 
-async function inspectOnce(base: string, url: string, query: string, timeoutMs: number): Promise<{ status: number; ms: number; body: any }> {
+async function inspectOnce(base: string, url: string, query: string, timeoutMs: number, caller?: string): Promise<{ status: number; ms: number; body: any }> {
   const started = performance.now();
   try {
     const res = await fetch(`${base}/api/v1/inspect${query ? `?${query}` : ""}`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...(caller ? { "cf-connecting-ip": caller } : {}) },
       body: JSON.stringify({ url }),
       signal: AbortSignal.timeout(timeoutMs),
     });

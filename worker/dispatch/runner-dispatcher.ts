@@ -31,6 +31,12 @@ function workFields(work: RunnerWork, err: unknown): Record<string, unknown> {
 /** Time after RUNNER_TIMEOUT_MS before a running call counts as lost (the call's own deadline fires first). */
 const lostMargin = 5_000;
 
+/** The inspection that started the work: its X-Request-Id and its caller's opaque key (RunnerRequest.client). */
+export interface DispatchCaller {
+  requestId?: string;
+  client?: string;
+}
+
 /** What the object provides: its record's view of the stages, and how a result or a retry is written. */
 export interface DispatchHost {
   env: Env;
@@ -55,12 +61,19 @@ export class RunnerDispatcher {
     private readonly host: DispatchHost,
   ) {}
 
-  /** Starts runner work for stages (already marked queued on the record). Rejects only if the queue refused. */
-  async dispatch(stages: StageName[], via: DispatchVia, attempt = 1, requestId?: string): Promise<void> {
+  /**
+   * Starts runner work for stages (already marked queued on the record). Rejects only if the queue refused.
+   * `caller`: the inspection that asked for it, for the log lines and the runner's per-caller shares (a
+   * watchdog re-dispatch has none).
+   */
+  async dispatch(stages: StageName[], via: DispatchVia, attempt = 1, caller: DispatchCaller = {}): Promise<void> {
     const planned = this.host.work(stages);
     if (!planned) return;
-    // The inspection that asked for it, for the log lines (a watchdog re-dispatch has none).
-    const work: RunnerWork = requestId ? { ...planned, requestId } : planned;
+    const work: RunnerWork = {
+      ...planned,
+      ...(caller.requestId ? { requestId: caller.requestId } : {}),
+      ...(caller.client ? { client: caller.client } : {}),
+    };
     const head = this.host.takeHead();
     if (via === "queue") return this.enqueue(work, attempt, 0);
     const config = this.host.config();

@@ -15,7 +15,7 @@ import type { RunnerOutcome } from "../record/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/shapes/runner.ts";
 
-export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "budget" | "revision">;
+export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "client" | "budget" | "revision">;
 
 /** What the runner needs for these stages, from the record (undefined for pages and embeds). */
 export function runnerWorkFor(record: ResourceRecord, stages: StageName[]): RunnerWork | undefined {
@@ -44,6 +44,7 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
     ...(work.durationHint !== undefined ? { durationHint: work.durationHint } : {}),
     ...(work.stream ? { stream: work.stream } : head ? { head } : {}),
     ...(work.budget ? { budget: work.budget } : {}),
+    ...(work.client ? { client: work.client } : {}),
   }, work.key, work.requestId);
   const { thumbnail, storyboard, ...rest } = result;
   // A message queued before previews had revisions carries none: its files get the revision of no file.

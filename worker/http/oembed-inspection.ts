@@ -1,6 +1,6 @@
 import type { Profile } from "../../shared/schemas/inspect.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { inspectUrl, type InspectOutcome } from "../service/inspect-service.ts";
+import { inspectUrl, type InspectCaller, type InspectOutcome } from "../service/inspect-service.ts";
 import { isComplete } from "../record/stage-state.ts";
 import { defaultVideoSize, sharedMediaOf, type SharedMedia, type Size } from "./oembed-media.ts";
 
@@ -26,11 +26,11 @@ export interface SharedInspection {
   outcome: InspectOutcome;
 }
 
-export async function inspectForSharing(env: Env, url: string, baseUrl: string, requestId?: string): Promise<SharedInspection> {
-  let outcome = await inspectAs(env, url, "standard", baseUrl, requestId);
+export async function inspectForSharing(env: Env, url: string, baseUrl: string, caller: InspectCaller = {}): Promise<SharedInspection> {
+  let outcome = await inspectAs(env, url, "standard", baseUrl, caller);
   let media = sharedMediaOf(outcome.record, baseUrl);
   if (media && !media.size && outcome.status === 202) {
-    outcome = await inspectAs(env, url, "full", baseUrl, requestId);
+    outcome = await inspectAs(env, url, "full", baseUrl, caller);
     media = sharedMediaOf(outcome.record, baseUrl);
   }
   if (!media) throw notMedia(outcome.record.category);
@@ -41,8 +41,8 @@ export async function inspectForSharing(env: Env, url: string, baseUrl: string, 
   return { media: { ...media, size }, cacheAge, complete, outcome };
 }
 
-function inspectAs(env: Env, url: string, profile: Profile, baseUrl: string, requestId?: string) {
-  return inspectUrl(env, { url }, { profile, fields: undefined, expand: undefined, debug: false, maxAge: undefined }, baseUrl, requestId);
+function inspectAs(env: Env, url: string, profile: Profile, baseUrl: string, caller: InspectCaller) {
+  return inspectUrl(env, { url }, { profile, fields: undefined, expand: undefined, debug: false, maxAge: undefined }, baseUrl, caller);
 }
 
 /** oEmbed 2.3.5: 404 when the provider has no response for the URL (here: it is not video, audio or an image). */

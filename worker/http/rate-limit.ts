@@ -26,6 +26,15 @@ export function clientKey(request: Request): string {
 }
 
 /**
+ * The caller as the media runner sees it (RunnerRequest.client): a hash of the client key, so the runner can
+ * share its slots and CPU per caller without ever holding the caller's address.
+ */
+export async function runnerClientOf(request: Request): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`runner-client:${clientKey(request)}`));
+  return [...new Uint8Array(digest).subarray(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
  * Middleware for the inspect routes: 429 with Retry-After and RateLimit fields once a client passes its limit.
  * Every request routed to it counts, whatever its method: mount it on each method that reaches an inspection.
  * Hono answers HEAD with the GET route (RFC 9110 9.3.2: HEAD is GET without the body), so a HEAD runs the same

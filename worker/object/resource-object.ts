@@ -16,7 +16,7 @@ import { JobStore } from "../jobs/job-store.ts";
 import { jobView } from "../jobs/job-status.ts";
 import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
 import { DispatchLedger } from "../dispatch/dispatch-ledger.ts";
-import { RunnerDispatcher } from "../dispatch/runner-dispatcher.ts";
+import { RunnerDispatcher, type DispatchCaller } from "../dispatch/runner-dispatcher.ts";
 import { runnerWorkFor } from "../dispatch/runner-work.ts";
 import { runnerHeadOf } from "../dispatch/runner-head.ts";
 import { RecordStore } from "./record-store.ts";
@@ -128,7 +128,7 @@ export class ResourceObject extends DurableObject<Env> {
       if (call.optIn && registerOptIn(first, call.optIn).length > 0) this.save(first);
       // Runner work starts first, so that it runs while the edge stages do. A waiting caller gets a direct call.
       const via = call.profile === "fast" || call.profile === "embed" ? "queue" : this.config.RUNNER_DISPATCH;
-      await this.queueRunnerStages(this.record() ?? first, via, call.requestId);
+      await this.queueRunnerStages(this.record() ?? first, via, { ...(call.requestId ? { requestId: call.requestId } : {}), ...(call.client ? { client: call.client } : {}) });
       await this.runPageMedia(first, call);
       if (call.profile !== "fast") await this.runEdgeStages();
       let record = this.record() ?? first;
@@ -417,7 +417,7 @@ export class ResourceObject extends DurableObject<Env> {
   }
 
   /** Dispatches the stages only the media runner can do, once (re-sent by the watchdog if lost). */
-  private async queueRunnerStages(record: ResourceRecord, via: "direct" | "queue", requestId?: string): Promise<void> {
+  private async queueRunnerStages(record: ResourceRecord, via: "direct" | "queue", caller: DispatchCaller = {}): Promise<void> {
     const now = Date.now();
     const stages = stagesForRunner(record, this.config, now);
     if (stages.length === 0 || record.category === "embedded" || record.category === "webpage") return;
@@ -426,7 +426,7 @@ export class ResourceObject extends DurableObject<Env> {
     if (via === "direct") markStarted(record, stages, now);
     this.save(record);
     try {
-      await this.dispatcher.dispatch(stages, via, 1, requestId);
+      await this.dispatcher.dispatch(stages, via, 1, caller);
     } catch (err) {
       const current = this.record();
       if (current) {

@@ -19,6 +19,8 @@ export interface InspectCall {
   nested?: boolean;
   /** The X-Request-Id of the inspection: runner work it starts, and this object's log lines about it, carry it. */
   requestId?: string;
+  /** The caller's opaque key (RunnerRequest.client): the runner shares its slots and CPU per caller. */
+  client?: string;
   /** `expand` values that register opt-in stages (storyboard, waveform) on the record. */
   optIn?: string[];
   /** The caller's maxAge (seconds): an older record is revalidated with the origin first (issue 25 item 2). */

@@ -6,7 +6,7 @@
 import type { BatchBody, EmbedResponse, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import { ApiError, errorBody } from "../errors/api-error.ts";
 import { logEvent, errorField } from "../log/event-log.ts";
-import { inspectUrl } from "./inspect-service.ts";
+import { inspectUrl, type InspectCaller } from "./inspect-service.ts";
 import { mapWithLimits } from "./batch-pool.ts";
 
 /** Inspections of one batch running at once, and at once on one origin (host:port). */
@@ -22,13 +22,14 @@ export async function inspectBatch(
   query: InspectQuery,
   admitted: readonly boolean[],
   baseUrl: string,
-  requestId?: string,
+  caller: InspectCaller = {},
 ): Promise<BatchResult[]> {
+  const { requestId } = caller;
   const items = body.urls.map((url, index) => ({ url, index }));
   return mapWithLimits(items, ({ url }) => originOf(url), batchPerOriginConcurrency, batchConcurrency, async ({ url, index }) => {
     if (!admitted[index]) return errorBody("RATE_LIMITED", "Too many inspections from this client: this URL of the batch was over the limit; retry it later.");
     try {
-      const outcome = await inspectUrl(env, { url, ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}) }, query, baseUrl, requestId);
+      const outcome = await inspectUrl(env, { url, ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}) }, query, baseUrl, caller);
       return outcome.body;
     } catch (err) {
       if (err instanceof ApiError) return errorBody(err.code, err.publicMessage, err.extras);

@@ -3,7 +3,7 @@ import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { apiErrorFrom, errors } from "../errors/api-error.ts";
-import type { Revalidation } from "../object/resource-rpc.ts";
+import type { InspectCall, Revalidation } from "../object/resource-rpc.ts";
 import { tooOldFor } from "../stages/freshness.ts";
 import { getConfig, type Config } from "../config/config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
@@ -26,12 +26,16 @@ export interface InspectOutcome {
   revalidation?: Revalidation;
 }
 
+/** Who asked: the request's X-Request-Id and the caller's opaque key (InspectCall). */
+export type InspectCaller = Pick<InspectCall, "requestId" | "client">;
+
 /**
  * One inspection: validate, route to the resource's Durable Object, project for the caller. `baseUrl` is the
- * service's public origin, used for its own URLs inside HTML; `requestId` follows the work it starts into the
- * object's, the queue's and the runner's log lines.
+ * service's public origin, used for its own URLs inside HTML; the caller's `requestId` follows the work it starts
+ * into the object's, the queue's and the runner's log lines, and its `client` key into the runner's shares.
  */
-export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery, baseUrl?: string, requestId?: string): Promise<InspectOutcome> {
+export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery, baseUrl?: string, caller: InspectCaller = {}): Promise<InspectOutcome> {
+  const { requestId, client } = caller;
   if (query.expand?.includes("rawHeaders") && !query.debug) {
     throw errors.invalidParameter("expand=rawHeaders requires debug=true.");
   }
@@ -68,6 +72,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(match ? { provider: match } : {}),
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
     ...(requestId ? { requestId } : {}),
+    ...(client ? { client } : {}),
     ...(optIn.length > 0 ? { optIn } : {}),
     ...(query.maxAge !== undefined ? { maxAge: query.maxAge } : {}),
   });

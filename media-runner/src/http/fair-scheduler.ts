@@ -76,6 +76,8 @@ interface Waiter {
 
 interface Flow {
   key: string;
+  /** The caller whose jobs these are ("" when unknown: no per-caller share). */
+  client: string;
   running: number;
   /** The flow's jobs under way, oldest first: only the first may be in the foreground. */
   jobs: FlowJob[];
@@ -126,10 +128,15 @@ export class FairScheduler {
     return { running: flow?.running ?? 0, queued: flow?.queue.length ?? 0 };
   }
 
-  /** Runs `job` when the flow's turn comes; rejects with RUNNER_BUSY when the queue bounds are reached. */
-  run<T>(flowKey: string, job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `job` when the flow's turn comes; rejects with RUNNER_BUSY when the queue bounds are reached. `client`:
+   * the caller (RunnerRequest.client); each caller's jobs on an origin are a flow of their own, and a caller
+   * with `preemptFlowJobs` or more jobs in the runner, over however many origins, is crowded like one origin.
+   */
+  run<T>(origin: string, job: () => Promise<T>, signal?: AbortSignal, client = ""): Promise<T> {
     signal?.throwIfAborted();
-    const flow = this.flows.get(flowKey) ?? { key: flowKey, running: 0, jobs: [], queue: [], lastStart: 0 };
+    const flowKey = client ? `${client} ${origin}` : origin;
+    const flow = this.flows.get(flowKey) ?? { key: flowKey, client, running: 0, jobs: [], queue: [], lastStart: 0 };
     if (flow.queue.length === 0 && this.ring.length === 0 && (this.canStart(flow) || this.preemptFor(flow))) {
       this.flows.set(flowKey, flow);
       return this.start(flow, job);
@@ -177,7 +184,8 @@ export class FairScheduler {
     const threshold = o.preemptFlowJobs ?? PREEMPT_FLOW_JOBS;
     if (threshold <= 0 || flow.running > 0 || this.busy < o.concurrency || this.running >= o.maxRunning || flow.running >= o.perFlowRunning) return false;
     let victim: Busy | undefined;
-    for (const held of this.holders) if (demandOf(held.flow) >= threshold && (!victim || held.seq > victim.seq)) victim = held;
+    if (this.isCrowded(flow)) return false; // a caller with jobs elsewhere waits its turn
+    for (const held of this.holders) if (this.isCrowded(held.flow) && (!victim || held.seq > victim.seq)) victim = held;
     if (!victim) return false;
     victim.lend();
     return this.canStart(flow);
@@ -201,7 +209,7 @@ export class FairScheduler {
         if (!this.holders.delete(held)) return;
         clearTimeout(timer);
         this.busy -= 1;
-        if (demandOf(flow) > 1) {
+        if (demandOf(flow) > 1 || this.isCrowded(flow)) {
           mine.yielded = true;
           priority.lower();
         }
@@ -243,7 +251,7 @@ export class FairScheduler {
       let best: Flow | undefined;
       for (const flow of this.ring) {
         if (!this.canStart(flow)) continue;
-        if (!best || flow.running < best.running || (flow.running === best.running && flow.lastStart < best.lastStart)) best = flow;
+        if (!best || this.startsBefore(flow, best)) best = flow;
       }
       // No flow can start: a waiting flow with nothing under way may still take a slot from a crowded flow.
       best ??= this.ring.find((flow) => this.preemptFor(flow));
@@ -255,10 +263,27 @@ export class FairScheduler {
     }
   }
 
-  /** A flow with `preemptFlowJobs` or more jobs in the runner (under way or waiting). */
+  /** Which of two waiting flows starts first: the caller with fewer jobs running, then the flow, then the one served longest ago. */
+  private startsBefore(a: Flow, b: Flow): boolean {
+    const ca = this.clientLoad(a.client, (f) => f.running);
+    const cb = this.clientLoad(b.client, (f) => f.running);
+    if (ca !== cb) return ca < cb;
+    if (a.running !== b.running) return a.running < b.running;
+    return a.lastStart < b.lastStart;
+  }
+
+  /** A caller's jobs summed over its flows (0 for the unknown caller ""). A scan over at most maxRunning + maxQueue flows. */
+  private clientLoad(client: string, count: (flow: Flow) => number): number {
+    if (!client) return 0;
+    let total = 0;
+    for (const flow of this.flows.values()) if (flow.client === client) total += count(flow);
+    return total;
+  }
+
+  /** A flow, or a caller, with `preemptFlowJobs` or more jobs in the runner (under way or waiting). */
   private isCrowded(flow: Flow): boolean {
     const threshold = this.options.preemptFlowJobs ?? PREEMPT_FLOW_JOBS;
-    return threshold > 0 && demandOf(flow) >= threshold;
+    return threshold > 0 && (demandOf(flow) >= threshold || this.clientLoad(flow.client, demandOf) >= threshold);
   }
 
   /** Whether a flow that is not crowded has a job under way. A scan: the map holds at most maxRunning + maxQueue flows. */

@@ -1,0 +1,33 @@
+// The caller reaches the media runner as an opaque key (RunnerRequest.client, issue 20 item 7): the runner
+// shares its slots and CPU per caller, then per origin. The key is a hash of the client's address (never the
+// address), the same for one caller, different for two, on the direct call of `full` and the queued call of `fast`.
+import { describe, expect, it } from "vitest";
+import { runnerClients, sleep } from "../support/worker-jobs.ts";
+import { inspect, media } from "./helpers.ts";
+
+async function clientsWhenCalled(url: string, timeoutMs = 20_000): Promise<string[]> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(200)) {
+    const keys = await runnerClients(url);
+    if (keys.length > 0) return keys;
+  }
+  return [];
+}
+
+describe("the caller's key on the runner work it starts", { timeout: 60_000 }, () => {
+  it("is an opaque hash, one per caller, on direct and queued calls", async () => {
+    const a1 = media("video.mp4");
+    const a2 = media("video-moov-end.mp4");
+    const b = media("video.webm");
+    expect((await inspect(a1, "profile=full", { headers: { "cf-connecting-ip": "198.51.100.7" } })).status).toBe(200);
+    expect((await inspect(a2, "profile=fast", { headers: { "cf-connecting-ip": "198.51.100.7" } })).status).toBe(200);
+    expect((await inspect(b, "profile=full", { headers: { "cf-connecting-ip": "203.0.113.9" } })).status).toBe(200);
+    const [keyA1] = await clientsWhenCalled(a1);
+    const [keyA2] = await clientsWhenCalled(a2);
+    const [keyB] = await clientsWhenCalled(b);
+    expect(keyA1).toMatch(/^[0-9a-f]{24}$/);
+    expect(keyA2).toBe(keyA1);
+    expect(keyB).toMatch(/^[0-9a-f]{24}$/);
+    expect(keyB).not.toBe(keyA1);
+    expect(keyA1).not.toContain("198");
+  });
+});
