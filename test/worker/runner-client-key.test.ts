@@ -1,6 +1,7 @@
 // The caller reaches the media runner as an opaque key (RunnerRequest.client, issue 20 item 7): the runner
 // shares its slots and CPU per caller, then per origin. The key is a hash of the client's address (never the
-// address), the same for one caller, different for two, on the direct call of `full` and the queued call of `fast`.
+// address), the same for one caller, different for two, on the direct call of `full` and the queued call of `fast`;
+// absent when the request names no client (all such callers would otherwise be one crowded caller).
 import { describe, expect, it } from "vitest";
 import { runnerClients, sleep } from "../support/worker-jobs.ts";
 import { inspect, media } from "./helpers.ts";
@@ -29,5 +30,11 @@ describe("the caller's key on the runner work it starts", { timeout: 60_000 }, (
     expect(keyB).toMatch(/^[0-9a-f]{24}$/);
     expect(keyB).not.toBe(keyA1);
     expect(keyA1).not.toContain("198");
+  });
+
+  it("is left out for a request without CF-Connecting-IP (the runner then shares per origin only)", async () => {
+    const url = media("video.mp4");
+    expect((await inspect(url, "profile=full")).status).toBe(200);
+    expect(await clientsWhenCalled(url)).toEqual([""]);
   });
 });

@@ -2,16 +2,18 @@
  * Which waiting job gets the next runner slot (issue 20 items 7 and 8). The old single FIFO let one caller's
  * slow-origin jobs hold every slot and queue ahead of everyone else. Here:
  *
- * - jobs wait per flow (their origin), and a free slot goes to the waiting flow with the fewest running jobs,
- *   among equals the one whose last start is oldest (a new flow has none), so a new origin's job is next
- *   whatever another origin has queued, and origins with waiting jobs take turns;
+ * - jobs wait per flow (their origin, and their caller when the Worker names one: RunnerRequest.client), and a
+ *   free slot goes to the waiting flow whose caller has the fewest running jobs, then with the fewest running
+ *   jobs itself, among equals the one whose last start is oldest (a new flow has none), so a new origin's job is
+ *   next whatever another origin has queued, and origins with waiting jobs take turns;
  * - an origin runs at most `perFlowRunning` jobs at once and queues at most `perFlowQueue`, so it cannot take
  *   all the capacity or fill the whole queue;
  * - `concurrency` counts busy jobs only: a job still running after `lendAfterMs` (jobs here take well under a
  *   second unless they wait on a slow origin; a job's CPU-heavy steps have their own process limits) lends its
  *   slot to the next waiter. `maxRunning` bounds the jobs under way in all, lent ones included, so memory
  *   stays bounded;
- * - a flow with `preemptFlowJobs` or more jobs in the runner, under way or waiting, is crowded. A job of a flow
+ * - a flow with `preemptFlowJobs` or more jobs in the runner, under way or waiting, is crowded, and so is every
+ *   flow of a caller with that many over all its origins (one caller cannot spread over origins to stay light). A job of a flow
  *   with nothing under way does not wait for a lend when every busy slot is held by crowded flows: it takes the
  *   slot of the youngest such job at once, and that job goes on as a lent one, in the background. (Counting
  *   only jobs under way missed slow origins whose jobs arrive one by one: each held one slot with its next job
