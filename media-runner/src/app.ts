@@ -134,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.raw.once("close", () => {
       if (!reply.raw.writableFinished) cancel.abort(new RunnerError("PROCESSING_TIMEOUT", "the caller went away"));
     });
-    const job = { host: new URL(parsed.data.url).host, category: parsed.data.category, stages: parsed.data.stages };
+    const job = { host: new URL(parsed.data.url).host, category: parsed.data.category, stages: parsed.data.stages, ...(parsed.data.client ? { client: parsed.data.client } : {}) };
     const received = performance.now();
     let started = received;
     // One structured line per job (queue wait, run time and its steps, outcome); the request line fastify writes
