@@ -184,6 +184,18 @@ describe("jobs", () => {
     expect(ranges()).toEqual([[16 * 1024, head.size - 1]]);
   });
 
+  it("a WebM video's first request reaches the bytes before the frame's time (ffmpeg reads them next)", async () => {
+    const name = "vp9-opus.webm";
+    const head = await headOf(name, 16 * 1024);
+    origin.reset();
+    const res = await processRequest(app, { url: `${origin.url}/files/${name}`, category: "video", stages: ["thumbnail"], durationHint: 3, head });
+    expect(res.statusCode).toBe(200);
+    expect(RunnerResponse.parse(res.json()).thumbnail?.width).toBeGreaterThan(0);
+    // 10 % of the time at the mean rate, a quarter more, 64 KiB more: past the head's block, rounded to blocks.
+    const wanted = Math.round(head.size * 0.1 * 1.25) + 64 * 1024;
+    expect(ranges()[0]).toEqual([16 * 1024, Math.min(Math.ceil((wanted + 1) / B) * B, head.size) - 1]);
+  });
+
   it("a picture over the pixel limit is still refused before the download, head or not", async () => {
     for (const head of [await headOf("bomb.png", 16 * 1024), undefined]) {
       origin.reset();

@@ -69,6 +69,8 @@ export class RemoteSource {
    */
   private readonly inflight = new Map<number, Promise<void>>();
 
+  /** The first request's body, whose blocks past the first may still be arriving (stopped by close()). */
+  private firstBody: Readable | undefined;
   /** Ends the prefetches still under way when the job is done (close()). */
   private readonly backgroundReads = new AbortController();
   private readonly backgroundCtx: UpstreamContext;
@@ -84,9 +86,10 @@ export class RemoteSource {
     this.backgroundCtx = { ...ctx, signal };
   }
 
-  /** The job is done: prefetches still pulling bytes nobody will read stop. */
+  /** The job is done: prefetches still pulling bytes nobody will read stop, and so does the first request's rest. */
   close(): void {
     this.backgroundReads.abort();
+    if (this.firstBody) discard(this.firstBody);
   }
 
   /**
@@ -139,9 +142,32 @@ export class RemoteSource {
       return true;
     }
     const index = Math.floor(held / B);
-    for await (const _ of this.blocksFrom(first.body, index * B, index, Math.floor(end / B) + 1, this.takePartial(index))) {
-      // Cached by blocksFrom.
+    const last = Math.floor(end / B);
+    // The blocks past the first arrive in the background: the job's engines start while they travel, and their
+    // reads wait for them (in flight) instead of asking the origin again.
+    for (let i = index + 1; i <= last; i++) this.inflight.set(i, new Promise<void>((resolve) => this.settlers.set(i, resolve)));
+    const settleRest = () => {
+      for (let i = index + 1; i <= last; i++) this.settle(i);
+    };
+    const blocks = this.blocksFrom(first.body, index * B, index, last + 1, this.takePartial(index))[Symbol.asyncIterator]();
+    try {
+      await blocks.next();
+    } catch (error) {
+      settleRest();
+      throw error;
     }
+    this.firstBody = first.body;
+    void (async () => {
+      try {
+        while (!(await blocks.next()).done) {
+          // Cached (and settled) by blocksFrom.
+        }
+      } catch {
+        // Recorded on the source by blocksFrom (source.failure): the engines meet it.
+      } finally {
+        settleRest();
+      }
+    })();
     return true;
   }
 

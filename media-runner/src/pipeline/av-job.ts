@@ -16,10 +16,32 @@ import { engineStep, type JobContext, type Timings } from "./context.ts";
 import { previewsEndedAs, renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 import { timelineStages, wantsTimeline } from "./timeline-stages.ts";
 
-/** How far the job's first origin request should reach: to the end of an MP4/MOV moov the edge's head shows. */
-export function avFirstEnd(_request: RunnerRequest, seed: SourceSeed | undefined): Promise<number | undefined> {
-  const end = seed ? moovEndFromHead(seed.bytes, seed.size) : undefined;
-  return Promise.resolve(end === undefined ? undefined : end - 1);
+/** Bytes a Matroska first read may reach (one paced chain's worth: more would be a guess too costly when wrong). */
+const matroskaFirstReadMaxBytes = 1024 * 1024;
+/** Margin over the bytes before the frame's time at the file's mean rate (the rate varies; the cluster runs on). */
+const matroskaFirstReadMargin = 1.25;
+
+/**
+ * How far the job's first origin request should reach: to the end of an MP4/MOV moov the edge's head shows; for
+ * a Matroska/WebM video, through the bytes before the frame's time at the file's mean rate (ffmpeg reads a file
+ * without cues, like a screen recording, from its start to the frame; with cues it seeks to a cluster about
+ * there): one request instead of a chain of paced ones, when that is at most matroskaFirstReadMaxBytes.
+ */
+export function avFirstEnd(request: RunnerRequest, seed: SourceSeed | undefined): Promise<number | undefined> {
+  if (!seed) return Promise.resolve(undefined);
+  const moovEnd = moovEndFromHead(seed.bytes, seed.size);
+  if (moovEnd !== undefined) return Promise.resolve(moovEnd - 1);
+  const duration = request.durationHint;
+  if (request.category === "video" && isMatroska(seed.bytes) && duration !== undefined && duration > 0) {
+    const end = Math.round(seed.size * (representativeTime(duration) / duration) * matroskaFirstReadMargin) + 64 * 1024;
+    if (end <= matroskaFirstReadMaxBytes) return Promise.resolve(Math.min(end, seed.size - 1));
+  }
+  return Promise.resolve(undefined);
+}
+
+/** The EBML magic that opens every Matroska and WebM file. */
+function isMatroska(head: Buffer): boolean {
+  return head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3;
 }
 
 export async function runAvJob(
