@@ -43,6 +43,15 @@ export async function runnerRequestIds(mediaUrl: string): Promise<string[]> {
   return ids[mediaUrl] ?? [];
 }
 
+/** What `read` gives once it gives anything (a runner call seen by the gate), or [] after timeoutMs. */
+export async function firstSeen<T>(read: () => Promise<T[]>, timeoutMs = 20_000): Promise<T[]> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(200)) {
+    const seen = await read();
+    if (seen.length > 0) return seen;
+  }
+  return [];
+}
+
 /** RunnerRequest.client of each runner call for a media URL, as the gate saw them ("" for a call without one). */
 export async function runnerClients(mediaUrl: string): Promise<string[]> {
   const all = (await (await fetch(`${origin}/__extra/runnerClients`)).json()) as Record<string, string[]>;

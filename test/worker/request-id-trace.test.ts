@@ -2,16 +2,10 @@
 // inspection and the queued call of a `fast` one both carry it (the runner logs it, test/runner/request-id.test.ts),
 // so one request can be followed from the Worker's log line into the runner's.
 import { describe, expect, it } from "vitest";
-import { runnerRequestIds, sleep } from "../support/worker-jobs.ts";
+import { firstSeen, runnerRequestIds } from "../support/worker-jobs.ts";
 import { inspect, media } from "./helpers.ts";
 
-async function idsWhenCalled(url: string, timeoutMs = 20_000): Promise<string[]> {
-  for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(200)) {
-    const ids = await runnerRequestIds(url);
-    if (ids.length > 0) return ids;
-  }
-  return [];
-}
+const idsWhenCalled = (url: string) => firstSeen(() => runnerRequestIds(url));
 
 describe("the inspection's X-Request-Id on the runner work it starts", { timeout: 40_000 }, () => {
   it("full (direct dispatch): the runner call carries the caller's id", async () => {

@@ -3,16 +3,10 @@
 // address), the same for one caller, different for two, on the direct call of `full` and the queued call of `fast`;
 // absent when the request names no client (all such callers would otherwise be one crowded caller).
 import { describe, expect, it } from "vitest";
-import { runnerClients, sleep } from "../support/worker-jobs.ts";
+import { firstSeen, runnerClients } from "../support/worker-jobs.ts";
 import { inspect, media } from "./helpers.ts";
 
-async function clientsWhenCalled(url: string, timeoutMs = 20_000): Promise<string[]> {
-  for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(200)) {
-    const keys = await runnerClients(url);
-    if (keys.length > 0) return keys;
-  }
-  return [];
-}
+const clientsWhenCalled = (url: string) => firstSeen(() => runnerClients(url));
 
 describe("the caller's key on the runner work it starts", { timeout: 60_000 }, () => {
   it("is an opaque hash, one per caller, on direct and queued calls", async () => {
