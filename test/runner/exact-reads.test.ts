@@ -17,6 +17,7 @@ import { prefetchKeyframe, readMoov } from "../../media-runner/src/media/mp4-sou
 import { RunnerResponse, type RunnerHead } from "../../shared/shapes/runner.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { processRequest, testApp, testConfig } from "./support/harness.ts";
+import { bigFaststart, makeBigFaststart } from "./support/fixtures.ts";
 
 const dir = inject("runnerFixturesDir");
 const B = defaultSourceLimits.blockBytes;
@@ -25,6 +26,7 @@ let upstream: UpstreamContext;
 let app: RunnerApp;
 
 beforeAll(async () => {
+  await makeBigFaststart(dir);
   origin = await startLoopbackOrigin([dir]);
   const allowlist = testConfig({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` }).allowlist;
   upstream = { dispatcher: createSsrfAgent({ allowlist, resolve: systemResolver, connectTimeoutMs: 5_000 }), allowlist, maxRedirects: 3, fetchTimeoutMs: 5_000 };
@@ -67,8 +69,8 @@ async function headOf(name: string, bytes: number): Promise<RunnerHead> {
 
 describe("RemoteSource reads", () => {
   it("a bounded read is one request; an open-ended one starts with a block and doubles", async () => {
-    const file = await readFile(join(dir, "paced-720p-faststart.mp4"));
-    const source = sourceOf("paced-720p-faststart.mp4");
+    const file = await readFile(join(dir, bigFaststart));
+    const source = sourceOf(bigFaststart);
     await source.open();
     origin.reset();
     const bytes = await drain(source.read(100_000, 400_000));
@@ -90,7 +92,7 @@ describe("RemoteSource reads", () => {
   });
 
   it("with the edge's head, the first request reaches firstEnd (and stops at the head's block without it)", async () => {
-    const name = "paced-720p-faststart.mp4";
+    const name = bigFaststart;
     const head = await headOf(name, 16 * 1024);
     const seed = { bytes: Buffer.from(head.base64, "base64"), size: head.size, etag: head.etag, lastModified: head.lastModified };
     origin.reset();
@@ -130,8 +132,8 @@ describe("the edge's tail", () => {
 
 describe("MP4 reads", () => {
   it("moovEndFromHead: the moov's end when the head reaches its header, nothing for a moov after the mdat", async () => {
-    const faststart = await readFile(join(dir, "paced-720p-faststart.mp4"));
-    const source = sourceOf("paced-720p-faststart.mp4");
+    const faststart = await readFile(join(dir, bigFaststart));
+    const source = sourceOf(bigFaststart);
     await source.open();
     const moov = (await readMoov(source, faststart.length))!;
     const at = faststart.indexOf(moov.subarray(0, 16));
@@ -143,7 +145,7 @@ describe("MP4 reads", () => {
   });
 
   it("prefetchKeyframe pulls the keyframe at or before the time in one request; reads of it are then served", async () => {
-    const name = "paced-720p-faststart.mp4";
+    const name = bigFaststart;
     const file = await readFile(join(dir, name));
     const source = sourceOf(name);
     await source.open();

@@ -4,39 +4,21 @@
  * ignored when it does not; and a faststart MP4 read through the paced proxy costs the moov plus the GOP of
  * the chosen frame, not the file.
  */
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
-import { readFile, rename, stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, type RunnerHead } from "../../shared/shapes/runner.ts";
 import { processRequest, testApp } from "./support/harness.ts";
+import { bigFaststart, makeBigFaststart } from "./support/fixtures.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: LoopbackOrigin;
 let app: RunnerApp;
 
-/** A 720p, 20 s, ~7 MB H.264 MP4 with the moov first and 2 s GOPs (made once, kept with the fixtures). */
-const bigFaststart = "paced-720p-faststart.mp4";
-
-async function makeBigFaststart(): Promise<void> {
-  const out = join(dir, bigFaststart);
-  if (existsSync(out)) return;
-  await promisify(execFile)("ffmpeg", [
-    "-hide_banner", "-loglevel", "error", "-y",
-    "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20",
-    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=20",
-    "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-b:v", "2800k", "-maxrate", "2800k", "-bufsize", "2800k",
-    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-shortest", "-movflags", "+faststart", `${out}.partial.mp4`,
-  ]);
-  await rename(`${out}.partial.mp4`, out);
-}
-
 beforeAll(async () => {
-  await makeBigFaststart();
+  await makeBigFaststart(dir);
   origin = await startLoopbackOrigin([dir]);
   app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
 }, 120_000);

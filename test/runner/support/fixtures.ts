@@ -4,7 +4,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Readable } from "node:stream";
@@ -124,4 +124,25 @@ export async function generateFixtures(dir = fixturesDir): Promise<string> {
   await writeFile(join(dir, "bomb.png"), await decompressionBombPng(60_000, 60_000));
   await writeFile(stamp, recipeVersion);
   return dir;
+}
+
+/** A 720p, 20 s, ~7 MB H.264 MP4 with the moov first and 2 s GOPs (made once, kept with the fixtures). */
+export const bigFaststart = "paced-720p-faststart.mp4";
+
+/**
+ * Makes bigFaststart in `dir` unless it is there. Test files that use it call this from beforeAll; two of them
+ * may run at once, so each writes its own partial file and the rename (atomic) puts one in place.
+ */
+export async function makeBigFaststart(dir: string): Promise<void> {
+  const out = join(dir, bigFaststart);
+  if (existsSync(out)) return;
+  const partial = `${out}.${process.pid}.${Math.random().toString(36).slice(2)}.partial.mp4`;
+  await promisify(execFile)("ffmpeg", [
+    "-hide_banner", "-loglevel", "error", "-y",
+    "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=20",
+    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=20",
+    "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-b:v", "2800k", "-maxrate", "2800k", "-bufsize", "2800k",
+    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-shortest", "-movflags", "+faststart", partial,
+  ]);
+  await rename(partial, out);
 }
