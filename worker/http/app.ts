@@ -9,7 +9,7 @@ import { inspectUrl } from "../service/inspect-service.ts";
 import { getJob } from "../service/job-service.ts";
 import type { AppEnv } from "./app-env.ts";
 import { corsForConfiguredOrigins } from "./cors.ts";
-import { inspectRateLimit, runnerClientOf } from "./rate-limit.ts";
+import { inspectRateLimit, clientAddressOf } from "./rate-limit.ts";
 import { notFound, onError, validationHook, wrongMethod } from "./error-handling.ts";
 import { batchBodyLimit, requestBodyLimit } from "./json-body.ts";
 import { admitBatch } from "./batch-rate.ts";
@@ -79,7 +79,7 @@ export function createApp() {
       for (const [name, value] of Object.entries(headers)) c.header(name, value);
       if (!admitted.some(Boolean)) throw errors.rateLimited(headers["Retry-After"]);
       annotate(c, { profile: c.req.valid("query").profile, batchSize: body.urls.length });
-      const caller = { requestId: c.get("requestId"), client: await runnerClientOf(c.req.raw) };
+      const caller = { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw) };
       const results = await inspectBatch(c.env, body, c.req.valid("query"), admitted, publicBaseUrl(c), caller);
       return c.json({ success: true as const, results }, 200);
     })
@@ -136,7 +136,7 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
   annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
   const base = publicBaseUrl(c);
   startTime(c, "inspect", "inspection (edge cache or the resource's Durable Object)");
-  const outcome = await inspectUrl(c.env, body, query, base, { requestId: c.get("requestId"), client: await runnerClientOf(c.req.raw) });
+  const outcome = await inspectUrl(c.env, body, query, base, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw) });
   endTime(c, "inspect");
   const { record } = outcome;
   for (const [stage, ms] of Object.entries(record.timings)) setMetric(c, metricName(stage), ms, `stage ${stage}`);

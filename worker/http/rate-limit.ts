@@ -26,15 +26,12 @@ export function clientKey(request: Request): string {
 }
 
 /**
- * The caller as the media runner sees it (RunnerRequest.client): a hash of the client key, so the runner can
- * share its slots and CPU per caller without ever holding the caller's address. None for a request without
- * CF-Connecting-IP: all such callers would be one caller, crowded by everyone's jobs, and the runner shares
- * their work per origin only.
+ * The client's address when the request names one (CF-Connecting-IP), for the media runner's per-caller shares
+ * (the service hashes it, only when the inspection reaches the resource's object). None without the header: all
+ * such callers would be one caller, crowded by everyone's jobs, and the runner shares their work per origin only.
  */
-export async function runnerClientOf(request: Request): Promise<string | undefined> {
-  if (!request.headers.has("cf-connecting-ip")) return undefined;
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`runner-client:${clientKey(request)}`));
-  return [...new Uint8Array(digest).subarray(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function clientAddressOf(request: Request): string | undefined {
+  return request.headers.get("cf-connecting-ip") ?? undefined;
 }
 
 /**

@@ -3,7 +3,7 @@ import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { apiErrorFrom, errors } from "../errors/api-error.ts";
-import type { InspectCall, Revalidation } from "../object/resource-rpc.ts";
+import type { Revalidation } from "../object/resource-rpc.ts";
 import { tooOldFor } from "../stages/freshness.ts";
 import { getConfig, type Config } from "../config/config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
@@ -26,8 +26,21 @@ export interface InspectOutcome {
   revalidation?: Revalidation;
 }
 
-/** Who asked: the request's X-Request-Id and the caller's opaque key (InspectCall). */
-export type InspectCaller = Pick<InspectCall, "requestId" | "client">;
+/** Who asked: the request's X-Request-Id, and the client's address when the request names one. */
+export interface InspectCaller {
+  requestId?: string;
+  clientAddress?: string;
+}
+
+/**
+ * The caller as the media runner sees it (RunnerRequest.client): a hash of the address, so the runner can share
+ * its slots and CPU per caller without ever holding the address. Made only when the object is called: a cached
+ * answer never pays for it.
+ */
+async function runnerClientKey(address: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`runner-client:${address}`));
+  return [...new Uint8Array(digest).subarray(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 /**
  * One inspection: validate, route to the resource's Durable Object, project for the caller. `baseUrl` is the
@@ -35,7 +48,7 @@ export type InspectCaller = Pick<InspectCall, "requestId" | "client">;
  * into the object's, the queue's and the runner's log lines, and its `client` key into the runner's shares.
  */
 export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuery, baseUrl?: string, caller: InspectCaller = {}): Promise<InspectOutcome> {
-  const { requestId, client } = caller;
+  const { requestId, clientAddress } = caller;
   if (query.expand?.includes("rawHeaders") && !query.debug) {
     throw errors.invalidParameter("expand=rawHeaders requires debug=true.");
   }
@@ -72,7 +85,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(match ? { provider: match } : {}),
     ...(body.webhookUrl ? { webhookUrl: body.webhookUrl } : {}),
     ...(requestId ? { requestId } : {}),
-    ...(client ? { client } : {}),
+    ...(clientAddress ? { client: await runnerClientKey(clientAddress) } : {}),
     ...(optIn.length > 0 ? { optIn } : {}),
     ...(query.maxAge !== undefined ? { maxAge: query.maxAge } : {}),
   });

@@ -11,17 +11,20 @@ const keyframeTailShare = 1;
 /** ... and at least this many (interleaved audio, small keyframes). */
 const minKeyframeTailBytes = 64 * 1024;
 
-async function readAll(source: RemoteSource, start: number, end: number): Promise<Buffer> {
+async function readAll(source: RemoteSource, start: number, end: number, background: boolean): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const part of source.read(start, end)) parts.push(part);
+  for await (const part of source.read(start, end, { background })) parts.push(part);
   return Buffer.concat(parts);
 }
 
-/** The top-level moov, read through the job's block cache (where ffprobe's reading left it). */
-export async function readMoov(source: RemoteSource, size: number): Promise<Buffer | undefined> {
+/**
+ * The top-level moov, read through the job's block cache (where ffprobe's reading left it). `background`: for a
+ * reader ahead of the engines (the keyframe prefetch), whose requests stop when the job ends.
+ */
+export async function readMoov(source: RemoteSource, size: number, background = false): Promise<Buffer | undefined> {
   let pos = 0;
   for (let i = 0; i < maxTopLevelBoxes && pos + 8 <= size; i++) {
-    const header = await readAll(source, pos, Math.min(pos + 15, size - 1));
+    const header = await readAll(source, pos, Math.min(pos + 15, size - 1), background);
     let boxSize = header.readUInt32BE(0);
     let headerSize = 8;
     if (boxSize === 1) {
@@ -34,7 +37,7 @@ export async function readMoov(source: RemoteSource, size: number): Promise<Buff
     if (boxSize < headerSize || pos + boxSize > size) throw new Mp4IndexError("a top-level box overruns the file");
     if (header.toString("latin1", 4, 8) === "moov") {
       if (boxSize > maxMoovBytes) throw new Mp4IndexError("moov too large");
-      return readAll(source, pos, pos + boxSize - 1);
+      return readAll(source, pos, pos + boxSize - 1, background);
     }
     pos += boxSize;
   }
@@ -50,8 +53,8 @@ export async function prefetchKeyframe(source: RemoteSource, time: number): Prom
   if (!source.rangeSupported || source.size === undefined) return;
   try {
     // Only a file that opens with ftyp is walked: the walk reads a block per top-level box.
-    if ((await readAll(source, 0, 7)).toString("latin1", 4, 8) !== "ftyp") return;
-    const moov = await readMoov(source, source.size);
+    if ((await readAll(source, 0, 7, true)).toString("latin1", 4, 8) !== "ftyp") return;
+    const moov = await readMoov(source, source.size, true);
     const selection = moov ? selectKeyframes(moov, [time], source.size, "at-or-before") : undefined;
     const keyframe = selection?.keyframes[selection.pick[0]!];
     if (!keyframe) return;
