@@ -51,14 +51,33 @@ export interface StoryboardGrid {
   interval: number;
 }
 
-/** The thumbnails track: one cue per tile, each `interval` long, pointing at the tile with a #xywh= fragment. */
-export function storyboardVtt(grid: StoryboardGrid, spriteUrl: string): string {
-  const lines = ["WEBVTT", ""];
+/** One tile of the sprite and the time it stands for (seconds), as the thumbnails track's cues say it. */
+export interface StoryboardCue {
+  start: number;
+  end: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** One cue per tile, each `interval` long: tiles left to right, top to bottom. */
+export function storyboardCues(grid: StoryboardGrid): StoryboardCue[] {
+  const cues: StoryboardCue[] = [];
   for (let i = 0; i < grid.tiles; i++) {
     const x = (i % grid.columns) * grid.tileWidth;
     const y = Math.floor(i / grid.columns) * grid.tileHeight;
-    lines.push(`${vttTime(i * grid.interval)} --> ${vttTime((i + 1) * grid.interval)}`);
-    lines.push(`${spriteUrl}#xywh=${x},${y},${grid.tileWidth},${grid.tileHeight}`, "");
+    cues.push({ start: i * grid.interval, end: (i + 1) * grid.interval, x, y, width: grid.tileWidth, height: grid.tileHeight });
+  }
+  return cues;
+}
+
+/** The thumbnails track: one cue per tile, each `interval` long, pointing at the tile with a #xywh= fragment. */
+export function storyboardVtt(grid: StoryboardGrid, spriteUrl: string): string {
+  const lines = ["WEBVTT", ""];
+  for (const cue of storyboardCues(grid)) {
+    lines.push(`${vttTime(cue.start)} --> ${vttTime(cue.end)}`);
+    lines.push(`${spriteUrl}#xywh=${cue.x},${cue.y},${cue.width},${cue.height}`, "");
   }
   return lines.join("\n");
 }

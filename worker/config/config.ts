@@ -158,6 +158,19 @@ export const ConfigSchema = z.object({
       if (bad.length) ctx.addIssue({ code: "custom", message: `not an origin (scheme://host[:port]): ${bad.join(", ")}` });
     }),
   /**
+   * Browser origins allowed to call the MCP endpoint (/mcp): a request whose `Origin` is not the service's own
+   * origin nor listed here is answered 403, so a page on another site cannot reach the server through a browser
+   * (DNS rebinding). Requests without `Origin` (desktop and command-line MCP clients) are not affected. Default:
+   * empty (same origin only); `*` allows any origin.
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .superRefine((v, ctx) => {
+      const bad = corsOriginList(v).filter((o) => o !== "*" && !isOrigin(o));
+      if (bad.length) ctx.addIssue({ code: "custom", message: `not an origin (scheme://host[:port]): ${bad.join(", ")}` });
+    }),
+  /**
    * Public base URL of this service (`https://media.example`), used wherever it writes its own absolute URLs
    * (202 `Location`, the `poster` in `playback.html`). Unset: the origin of each request.
    */

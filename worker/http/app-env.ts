@@ -14,6 +14,8 @@ export interface RequestLogFields {
   jobId?: string;
   /** URLs in a batch request. */
   batchSize?: number;
+  /** The MCP tool a POST /mcp called. */
+  mcpTool?: string;
 }
 
 /** Hono environment of the app: Worker bindings plus the per-request variables the middleware share. */

@@ -26,6 +26,7 @@ import { answerCaching, notModified } from "./answer-caching.ts";
 import { problemDetails, problemTitles } from "./problem-details.ts";
 import { ErrorReason, errorCodes } from "../../shared/schemas/error.ts";
 import { isComplete } from "../record/stage-state.ts";
+import { answerMcp, mcpOriginGuard } from "./mcp/index.ts";
 
 /** Seconds a 202 asks the caller to wait before polling its job (`Retry-After`). */
 export const jobPollAfterSeconds = 2;
@@ -89,6 +90,9 @@ export function createApp() {
 
   app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
   app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);
+
+  // The MCP server (worker/http/mcp/): stateless Streamable HTTP, so POST only (GET and DELETE answer 405).
+  app.post("/mcp", mcpOriginGuard(publicBaseUrl), (c) => answerMcp(c, publicBaseUrl(c)));
 
   app.get("/health", (c) => c.json({ status: "ok" }));
   // The problem type URIs of RFC 9457 answers resolve to what they mean.

@@ -35,6 +35,16 @@ export function clientAddressOf(request: Request): string | undefined {
 }
 
 /**
+ * One inspection spent from the client's window, as the middleware spends it per request; callers that are not a
+ * route of their own (the MCP tools) spend it per inspection. Undefined when the limit is off.
+ */
+export async function spendInspection(env: Env, request: Request): Promise<RateDecision | undefined> {
+  const config = getConfig(env);
+  if (config.INSPECT_RATE_LIMIT === 0) return undefined;
+  return checkRate(bindingOf(env, "INSPECT_RATE_LIMITER"), "inspect", clientKey(request), config.INSPECT_RATE_LIMIT, config.INSPECT_RATE_PERIOD_SECONDS);
+}
+
+/**
  * Middleware for the inspect routes: 429 with Retry-After and RateLimit fields once a client passes its limit.
  * Every request routed to it counts, whatever its method: mount it on each method that reaches an inspection.
  * Hono answers HEAD with the GET route (RFC 9110 9.3.2: HEAD is GET without the body), so a HEAD runs the same
@@ -42,15 +52,8 @@ export function clientAddressOf(request: Request): string | undefined {
  */
 export function inspectRateLimit(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
-    const config = getConfig(c.env);
-    if (config.INSPECT_RATE_LIMIT === 0) return next();
-    const decision = await checkRate(
-      bindingOf(c.env, "INSPECT_RATE_LIMITER"),
-      "inspect",
-      clientKey(c.req.raw),
-      config.INSPECT_RATE_LIMIT,
-      config.INSPECT_RATE_PERIOD_SECONDS,
-    );
+    const decision = await spendInspection(c.env, c.req.raw);
+    if (!decision) return next();
     const headers = rateLimitHeaders("inspect", decision);
     if (!decision.allowed) {
       return c.json(errorBody("RATE_LIMITED", `Too many inspections from this client: at most ${decision.limit} per ${decision.periodSeconds} s.`), 429, headers);
