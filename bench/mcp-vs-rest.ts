@@ -50,12 +50,32 @@ try {
       sources.set(`${kind}:${source}`, (sources.get(`${kind}:${source}`) ?? 0) + 1);
     }
   }
+  // tools/list: the server converts the tools' zod schemas to JSON Schema on each list (one server per request).
+  const lists: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const started = performance.now();
+    await client.listTools();
+    lists.push(performance.now() - started);
+  }
+  // The same list as one raw POST: the server's part alone (the SDK client also compiles each output schema).
+  const rawLists: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const started = performance.now();
+    const response = await fetch(`${service.base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/list" }),
+    });
+    await response.text();
+    rawLists.push(performance.now() - started);
+  }
   await client.close();
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
   const row = (kind: "rest" | "mcp") => `${kind.padEnd(5)} p50 ${pct(times[kind], 50).toFixed(1)} ms  p90 ${pct(times[kind], 90).toFixed(1)} ms`;
   console.log(`cached ${profile} inspection of one video${fields ? ` (fields=${fields})` : ""}, ${rounds} rounds`);
   console.log(row("rest"));
   console.log(row("mcp"));
+  console.log(`tools/list p50 ${pct(lists, 50).toFixed(1)} ms through the SDK client, ${pct(rawLists, 50).toFixed(1)} ms as a plain POST (10 calls each)`);
   console.log(`mcp/rest p50 ${(pct(times.mcp, 50) / pct(times.rest, 50)).toFixed(2)}x; answers by source: ${JSON.stringify(Object.fromEntries(sources))}`);
 } finally {
   await service.stop("SIGKILL");

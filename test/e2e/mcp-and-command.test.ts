@@ -1,8 +1,9 @@
 // The MCP server at /mcp driven by the official MCP SDK's client, and the `media-inspect` command run as a process,
 // both against the real `npm start` (wrangler dev + runner) and `npm run samples`. A trap socket on loopback (not
 // allow-listed) counts every connection, so a refused address is shown to be refused before anything is fetched.
-import { spawn } from "node:child_process";
-import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { createServer, connect, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -277,6 +278,25 @@ function runOnTerminal(args: string[], env: Record<string, string | undefined> =
 }
 
 describe("media-inspect, run as a process", () => {
+  it("its calls are type-checked against the API's routes (JSDoc over AppType): a wrong body field fails tsc", async () => {
+    // A copy of client/cli beside it (same relative imports), with one call's body changed: tsc names that, and only that.
+    const dir = mkdtempSync(join(root, "client", "typecheck-cli-"));
+    try {
+      cpSync(join(root, "client", "cli"), dir, { recursive: true });
+      const api = join(dir, "api.mjs");
+      const source = readFileSync(api, "utf8");
+      expect(source).toContain("json: { url } }");
+      writeFileSync(api, source.replace("json: { url } }", "json: { link: url } }"));
+      const tsc = join(root, "node_modules", ".bin", "tsc");
+      const failed = await promisify(execFile)(tsc, ["-p", dir], { cwd: root }).then(() => "", (e: { stdout: string }) => e.stdout);
+      const errors = failed.split("\n").filter((line) => / error TS\d+:/.test(line));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/api\.mjs\(\d+,\d+\): error TS2353: .*'link' does not exist in type '\{ url: string; webhookUrl\?: string \| undefined; \}'/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it("--help prints the usage and exits 0", async () => {
     const { code, stdout, stderr } = await runCommand(["--help"]);
     expect(code).toBe(0);
