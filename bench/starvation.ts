@@ -119,7 +119,8 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
   const dir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
   const origin = await startLoopbackOrigin([dir]);
   const slowOrigins = await startSlowOrigins(opts.origins, dir);
-  const service = await startService({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port},${slowOrigins.allowlist}`, RUNNER_LOG_LEVEL: "info" });
+  // CF-Connecting-IP names the two callers here as Cloudflare's edge would: the service is told to believe it.
+  const service = await startService({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port},${slowOrigins.allowlist}`, RUNNER_LOG_LEVEL: "info", CLIENT_IP_SOURCE: "cloudflare" });
   const host = `127.0.0.1:${origin.port}`;
   const statuses: Record<string, number> = {};
   const unrelated = async (phase: string, count = opts.samples) => {

@@ -79,7 +79,7 @@ export function createApp() {
       for (const [name, value] of Object.entries(headers)) c.header(name, value);
       if (!admitted.some(Boolean)) throw errors.rateLimited(headers["Retry-After"]);
       annotate(c, { profile: c.req.valid("query").profile, batchSize: body.urls.length });
-      const caller = { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw) };
+      const caller = { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw, c.env) };
       const results = await inspectBatch(c.env, body, c.req.valid("query"), admitted, publicBaseUrl(c), caller);
       return c.json({ success: true as const, results }, 200);
     })
@@ -136,7 +136,7 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
   annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
   const base = publicBaseUrl(c);
   startTime(c, "inspect", "inspection (edge cache or the resource's Durable Object)");
-  const outcome = await inspectUrl(c.env, body, query, base, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw) });
+  const outcome = await inspectUrl(c.env, body, query, base, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw, c.env) });
   endTime(c, "inspect");
   const { record } = outcome;
   for (const [stage, ms] of Object.entries(record.timings)) setMetric(c, metricName(stage), ms, `stage ${stage}`);

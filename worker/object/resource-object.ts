@@ -49,7 +49,7 @@ type CurrentRecord = { record: ResourceRecord; responseSource: "fresh" | "cache"
 export class ResourceObject extends DurableObject<Env> {
   private readonly store: RecordStore;
   private readonly jobs: JobStore;
-  /** Used only by the objects named `idempotency:<client>:<key>` (worker/http/idempotency.ts). */
+  /** Used only by the objects named `idempotency:<digest of caller and key>` (worker/http/idempotency.ts). */
   private readonly idempotency: IdempotencyStore;
   private inflight?: Promise<ResourceRecord>;
   private revalidation?: Promise<CurrentRecord>;
