@@ -23,8 +23,8 @@ import { answerSharePage } from "./share-page.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
 import { serveStoryboardVtt } from "./storyboard-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
-import { problemDetails, problemTitles } from "./problem-details.ts";
-import { ErrorReason, errorCodes } from "../../shared/schemas/error.ts";
+import { problemDetails } from "./problem-details.ts";
+import { answerProblemType } from "./problem-pages.ts";
 import { isComplete } from "../record/stage-state.ts";
 
 /** Seconds a 202 asks the caller to wait before polling its job (`Retry-After`). */
@@ -91,18 +91,8 @@ export function createApp() {
   app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
-  // The problem type URIs of RFC 9457 answers resolve to what they mean.
-  app.get("/problems/:name", (c) => {
-    const name = c.req.param("name");
-    const reason = ErrorReason.safeParse(name);
-    const code = errorCodes.find((known) => known.toLowerCase().replaceAll("_", "-") === name);
-    if (!reason.success && !code) return notFound(c);
-    return c.json({
-      type: `${publicBaseUrl(c)}/problems/${name}`,
-      title: reason.success ? problemTitles[name] : code,
-      description: reason.success ? ErrorReason.description : "An error code of this API; see /api-docs for when it is answered.",
-    });
-  });
+  // The problem type URIs of RFC 9457 answers resolve to what they mean: a page for browsers, JSON for clients.
+  app.get("/problems/:name", answerProblemType(publicBaseUrl));
 
   app.openAPIRegistry.registerWebhook(completionWebhook);
   app.doc31("/openapi.json", (c) => ({
