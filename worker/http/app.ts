@@ -85,14 +85,12 @@ export function createApp() {
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
-    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never);
-
-  app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
-  app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);
-
-  app.get("/health", (c) => c.json({ status: "ok" }));
-  // The problem type URIs of RFC 9457 answers resolve to what they mean: a page for browsers, JSON for clients.
-  app.get("/problems/:name", answerProblemType(publicBaseUrl));
+    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never)
+    .openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)))
+    .openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never)
+    .get("/health", (c) => c.json({ status: "ok" as const }, 200))
+    // The problem type URIs of RFC 9457 answers resolve to what they mean: a page for browsers, JSON for clients.
+    .get("/problems/:name", answerProblemType(publicBaseUrl));
 
   app.openAPIRegistry.registerWebhook(completionWebhook);
   app.doc31("/openapi.json", (c) => ({
