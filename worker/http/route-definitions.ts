@@ -140,7 +140,9 @@ const { 409: _keyInUse, 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, .
 const idempotencyText =
   " Header Idempotency-Key (1 to 255 printable ASCII characters, per client): the same key with the same request within 24 h " +
   "answers the first answer again (Idempotent-Replayed: true) and registers no second job or webhook; with a different request, 422 IDEMPOTENCY_KEY_REUSED; " +
-  "while the first request with the key is still being processed, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (nothing is started; retry to get the first answer)." +
+  "while the first request with the key is still being processed, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (nothing is started; retry to get the first answer). " +
+  "Only finished answers are kept: a 408, 429 or 5xx releases the key, so a retry after Retry-After is a new request. A caller the " +
+  "service cannot identify (CLIENT_IP_SOURCE; SECURITY.md) has no key slots: its Idempotency-Key is ignored." +
   " Header Accept: application/problem+json: errors as RFC 9457 problem details.";
 
 export const inspectRoute = createRoute({
