@@ -11,7 +11,10 @@
  *
  *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run starvation'
  *
- * Options: --slow=12 (slow inspections), --origins=4 (slow origins they are spread over), --samples=5 (rounds).
+ * Options: --slow=12 (slow inspections), --origins=4 (slow origins they are spread over), --samples=5 (rounds),
+ * --spoof (the slow inspections claim the unrelated caller's address in CF-Connecting-IP), --client-ip-source=
+ * cloudflare|none (whether the service believes that header: cloudflare stands in for Cloudflare's edge, the
+ * default; none is what `npm start` and any deployment without the edge use).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -115,11 +118,21 @@ function cpuSpent(before: Map<number, { name: string; ms: number }>, after: Map<
   return out;
 }
 
-export async function runStarvation(opts: { slow: number; origins: number; samples: number; log?: (line: string) => void }): Promise<StarvationResult> {
+export async function runStarvation(opts: {
+  slow: number;
+  origins: number;
+  samples: number;
+  log?: (line: string) => void;
+  /** The slow inspections send the unrelated caller's address as theirs. */
+  spoof?: boolean;
+  clientIpSource?: "cloudflare" | "none";
+}): Promise<StarvationResult> {
+  const slowAs = opts.spoof ? unrelatedCaller : slowCaller;
   const dir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
   const origin = await startLoopbackOrigin([dir]);
   const slowOrigins = await startSlowOrigins(opts.origins, dir);
-  const service = await startService({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port},${slowOrigins.allowlist}`, RUNNER_LOG_LEVEL: "info" });
+  // CF-Connecting-IP names the two callers here as Cloudflare's edge would: the service is told to believe it.
+  const service = await startService({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port},${slowOrigins.allowlist}`, RUNNER_LOG_LEVEL: "info", CLIENT_IP_SOURCE: opts.clientIpSource ?? "cloudflare" });
   const host = `127.0.0.1:${origin.port}`;
   const statuses: Record<string, number> = {};
   const unrelated = async (phase: string, count = opts.samples) => {
@@ -147,7 +160,7 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
       alone.push(...(await unrelated(`alone${round}`, 1)));
       aloneJobs.push(...jobLines(service, host).slice(mark));
       const slow = Array.from({ length: opts.slow }, async (_, i) => {
-        const r = await inspect(service.base, slowOrigins.url(i % opts.origins, "video-moov-end.mp4", `slow-${round}-${i}`), unrelatedProfile, drainMs, slowCaller);
+        const r = await inspect(service.base, slowOrigins.url(i % opts.origins, "video-moov-end.mp4", `slow-${round}-${i}`), unrelatedProfile, drainMs, slowAs);
         slowAnswers[r.status] = (slowAnswers[r.status] ?? 0) + 1;
       });
       await new Promise((r) => setTimeout(r, pileUpMs));
@@ -187,9 +200,20 @@ export async function runStarvation(opts: { slow: number; origins: number; sampl
 
 if (process.argv[1]?.endsWith("starvation.ts")) {
   const { values } = parseArgs({
-    options: { slow: { type: "string", default: "12" }, origins: { type: "string", default: "4" }, samples: { type: "string", default: "5" } },
+    options: {
+      slow: { type: "string", default: "12" },
+      origins: { type: "string", default: "4" },
+      samples: { type: "string", default: "5" },
+      spoof: { type: "boolean", default: false },
+      "client-ip-source": { type: "string", default: "cloudflare" },
+    },
   });
-  const result = await runStarvation({ slow: Number(values.slow), origins: Number(values.origins), samples: Number(values.samples), log: (l) => console.error(l) });
+  const clientIpSource = values["client-ip-source"] === "none" ? "none" : "cloudflare";
+  const result = await runStarvation({
+    slow: Number(values.slow), origins: Number(values.origins), samples: Number(values.samples), log: (l) => console.error(l),
+    spoof: values.spoof, clientIpSource,
+  });
+  if (values.spoof) console.log(`spoofed: the slow inspections claimed the unrelated caller's address; CLIENT_IP_SOURCE=${clientIpSource}`);
   console.log(
     `starvation: unrelated ${unrelatedFile} (${unrelatedProfile}) p50 ${result.aloneMs} ms alone -> ${result.behindMs} ms behind ${values.slow} slow-origin inspections ` +
       `over ${values.origins} origins (ratio ${result.ratio}x, target <= 2x; per round ${JSON.stringify(result.roundRatios)}); ` +

@@ -7,6 +7,10 @@
  *   const batch = await api.api.v1.inspect.batch.$post({ query: { profile: "fast" }, json: { urls } },
  *     { headers: { "Idempotency-Key": crypto.randomUUID() } });
  *   // A failed URL says why: body.error.reason ("bot-challenge", "login-required", ...) and error.upstreamStatus.
+ *   const doc = await (await api.oembed.$get({ query: { url, maxwidth: "640" } })).json();   // OembedDocument
+ *   const sharePage = api.v.$url({ query: { url } }).href;                                 // GET /v?url=
+ *
+ * Every route of the Worker is here (test/unit/typed-client.test.ts compiles a call to each).
  */
 import { hc } from "hono/client";
 import type { AppType } from "../worker/http/app.ts";
@@ -14,6 +18,7 @@ import type { AppType } from "../worker/http/app.ts";
 export type { AppType };
 export type { EmbedResponse, InspectResponse } from "../shared/schemas/inspect.ts";
 export type { JobResource } from "../shared/schemas/job.ts";
+export type { OembedDocument } from "../shared/schemas/oembed-document.ts";
 export type { ErrorBody, ErrorReason, ProblemDetails } from "../shared/schemas/error.ts";
 export type { BatchBody } from "../shared/schemas/inspect.ts";
 export { errorReasons, problemTypePath } from "../shared/schemas/error.ts";

@@ -56,22 +56,29 @@ if (process.argv.includes("--dry-run")) {
 
 const problems = [];
 const whoami = run(wrangler, ["whoami"]);
-if (!whoami.ok || /not authenticated|You are not logged in/i.test(whoami.out)) {
+const loggedIn = whoami.ok && !/not authenticated|You are not logged in/i.test(whoami.out);
+if (!loggedIn) {
   problems.push("wrangler is not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID)");
 }
 const docker = run("docker", ["info", "--format", "{{.ServerVersion}}"]);
 if (docker.missing) problems.push("no `docker` command: install Docker (wrangler builds media-runner/Dockerfile with it)");
 else if (!docker.ok) problems.push("the Docker engine is not running (`docker info` failed): start it; wrangler builds the runner image with it");
 else if (!run("docker", ["buildx", "version"]).ok) problems.push("Docker has no BuildKit (`docker buildx version` failed): install the buildx plugin");
-if (problems.length === 0) {
+// The secrets are listed whatever else is missing, so one run names everything. Without a login they cannot be
+// read from the account: each is named as unchecked, with the command that sets it.
+const secretHints = { RUNNER_TOKEN: "openssl rand -hex 32", WEBHOOK_SECRET: `echo "whsec_$(openssl rand -base64 32)"` };
+const setSecret = (name) => `\`${secretHints[name]} | npx wrangler secret put ${name}\``;
+if (loggedIn) {
   const secrets = run(wrangler, ["secret", "list", "--format", "json"]);
-  const names = secrets.ok ? (JSON.parse(secrets.out.slice(secrets.out.indexOf("["))) ?? []).map((s) => s.name) : [];
-  for (const name of ["RUNNER_TOKEN", "WEBHOOK_SECRET"]) {
-    if (!names.includes(name)) {
-      const hint = name === "RUNNER_TOKEN" ? "openssl rand -hex 32" : `echo "whsec_$(openssl rand -base64 32)"`;
-      problems.push(`secret ${name} is not set: \`${hint} | npx wrangler secret put ${name}\``);
-    }
+  let names = [];
+  try {
+    names = secrets.ok ? (JSON.parse(secrets.out.slice(secrets.out.indexOf("["))) ?? []).map((s) => s.name) : [];
+  } catch {
+    names = [];
   }
+  for (const name of Object.keys(secretHints)) if (!names.includes(name)) problems.push(`secret ${name} is not set: ${setSecret(name)}`);
+} else {
+  for (const name of Object.keys(secretHints)) problems.push(`secret ${name} cannot be checked before the login; once logged in, set it unless it is: ${setSecret(name)}`);
 }
 if (problems.length > 0) {
   say("not deploying; missing:");

@@ -84,6 +84,9 @@ const settings = {};
 for (const name of settingNames) if (process.env[name]) settings[name] = process.env[name];
 // Local mode only: the README's sample server and webhook receiver (both loopback) are reachable by default.
 if (!settings.SSRF_ALLOWLIST) settings.SSRF_ALLOWLIST = `127.0.0.1:${samplesPort},127.0.0.1:${receiverPort}`;
+// wrangler.toml's CLIENT_IP_SOURCE (cloudflare) holds only behind Cloudflare's edge: wrangler dev keeps whatever
+// CF-Connecting-IP a client sends, so locally no caller is identified unless the operator says otherwise.
+if (!settings.CLIENT_IP_SOURCE) settings.CLIENT_IP_SOURCE = "none";
 if (!settings.WEBHOOK_SECRET) {
   settings.WEBHOOK_SECRET = `whsec_${randomBytes(32).toString("base64")}`;
   say(`WEBHOOK_SECRET was unset; generated for this run (webhook receivers verify with it):`);

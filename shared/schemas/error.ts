@@ -23,6 +23,27 @@ export const errorCodes = [
 export const ErrorCode = z.enum(errorCodes).meta({ id: "ErrorCode" });
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
+/** A short human title per code: RFC 9457 `title` of problems typed by their code (the same for every occurrence). */
+export const errorTitles: Record<ErrorCode, string> = {
+  INVALID_URL: "The URL is not a valid http(s) URL",
+  INVALID_PAYLOAD: "The request body is not valid",
+  INVALID_PARAMETER: "A query parameter or header is not valid",
+  SSRF_BLOCKED: "The target resolves to an address the service may not reach",
+  RESOURCE_NOT_FOUND: "The remote server has no file at this URL",
+  JOB_NOT_FOUND: "There is no such job",
+  NOT_FOUND: "Nothing is here",
+  METHOD_NOT_ALLOWED: "This method is not allowed here",
+  UNSUPPORTED_MEDIA_TYPE: "The request body must be sent as JSON",
+  UPSTREAM_TIMEOUT: "The remote server did not answer in time",
+  PAYLOAD_TOO_LARGE: "Too large to inspect or to accept",
+  RATE_LIMITED: "Too many requests from this client",
+  IDEMPOTENCY_KEY_REUSED: "This Idempotency-Key was used for another request",
+  IDEMPOTENCY_KEY_IN_USE: "A request with this Idempotency-Key is still running",
+  BAD_GATEWAY: "The remote server refused or failed",
+  NOT_IMPLEMENTED: "This is not implemented",
+  INTERNAL_ERROR: "The service failed unexpectedly",
+};
+
 /**
  * Why an origin exchange failed, finer than the code (issue 25 item 3): what a caller can act on (solve the
  * challenge in a browser, sign in, accept the consent, wait for Retry-After, try another region).
@@ -77,10 +98,10 @@ export const problemTypePath = "/problems/";
 export const ProblemDetails = z
   .object({
     type: z.string().meta({ format: "uri", description: `URI naming the problem: <service>${problemTypePath}<reason or kebab-case code>` }),
-    title: z.string(),
+    title: z.string().meta({ description: "A short human title of the problem type (the reason's, else the code's)" }),
     status: z.number().int(),
     detail: z.string(),
-    instance: z.string().meta({ description: "This request's id (X-Request-Id)" }),
+    instance: z.string().meta({ format: "uri-reference", description: "This request, as a URI: urn:request:<X-Request-Id>" }),
     code: ErrorCode,
     ...ErrorExtras,
   })

@@ -63,7 +63,10 @@ export const InspectQuery = z.object({
     .meta({
       description:
         "Freshness wanted, in seconds: a record older than this is revalidated with the origin (a conditional request with " +
-        "its ETag/Last-Modified: 304 keeps the record, a change re-inspects it). 0 = check the origin now. Default: any unexpired record.",
+        "its ETag/Last-Modified: 304 keeps the record, a change re-inspects it). Ages are whole seconds, as HTTP's Age: 0 = a record " +
+        "the origin gave or confirmed within the last second. Callers asking at once share one revalidation; a record without " +
+        "validators is re-inspected at most once per maxAge window (per second for 0); profile=fast and embed start no " +
+        "background work on a re-inspected record. Default: any unexpired record.",
     }),
 });
 export type InspectQuery = z.infer<typeof InspectQuery>;

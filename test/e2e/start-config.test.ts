@@ -19,6 +19,9 @@ describe("npm start refuses bad settings, naming them", () => {
     ["a WEBHOOK_SECRET that is not base64", { WEBHOOK_SECRET: "whsec_not base64" }, /WEBHOOK_SECRET: not base64/],
     ["a WEBHOOK_SECRET of 5 bytes", { WEBHOOK_SECRET: "whsec_" + Buffer.from("short").toString("base64") }, /WEBHOOK_SECRET: decodes to 5 bytes.*at least 24/],
     ["a non-numeric FETCH_TIMEOUT_MS", { FETCH_TIMEOUT_MS: "soon" }, /FETCH_TIMEOUT_MS/],
+    ["an unknown CLIENT_IP_SOURCE", { CLIENT_IP_SOURCE: "edge" }, /CLIENT_IP_SOURCE/],
+    ["a TRUSTED_PROXIES entry that is no address", { TRUSTED_PROXIES: "10.0.0.0/8,proxy.internal" }, /TRUSTED_PROXIES: not an address or CIDR: proxy\.internal/],
+    ["a TRUSTED_PROXIES prefix too long", { TRUSTED_PROXIES: "10.0.0.0/33" }, /TRUSTED_PROXIES: not an address or CIDR: 10\.0\.0\.0\/33/],
   ])("%s", async (_name, env, message) => {
     const { code, out } = await startWith(env);
     expect(code).toBe(1);

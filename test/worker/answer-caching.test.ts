@@ -4,6 +4,8 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inspect, media } from "./helpers.ts";
+import { freshnessOf } from "../../worker/http/answer-caching.ts";
+import type { ResourceRecord } from "../../shared/schemas/record.ts";
 
 async function get(url: string, query = "", headers: Record<string, string> = {}) {
   const params = new URLSearchParams(query);
@@ -14,7 +16,7 @@ async function get(url: string, query = "", headers: Record<string, string> = {}
 }
 
 describe("cacheable inspect answers", () => {
-  it("a complete answer: strong ETag, Cache-Control with the record's remaining life, Cache-Status and Age", async () => {
+  it("a complete answer: strong ETag, Cache-Control with the record's whole life beside its Age, Cache-Status", async () => {
     const url = media("png-opaque.png");
     const fresh = await get(url, "profile=standard");
     expect(fresh.status, fresh.text).toBe(200);
@@ -22,11 +24,13 @@ describe("cacheable inspect answers", () => {
     const etag = fresh.headers.get("etag")!;
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
     const maxAge = Number(/^public, max-age=(\d+), stale-while-revalidate=60$/.exec(fresh.headers.get("cache-control") ?? "")?.[1]);
-    // RECORD_TTL_SECONDS is 24 h by default.
-    expect(maxAge).toBeGreaterThan(86_000);
-    expect(maxAge).toBeLessThanOrEqual(86_400);
-    expect(fresh.headers.get("cache-status")).toBe(`media-inspect; fwd=miss; stored; ttl=${maxAge}`);
-    expect(fresh.headers.get("age")).toBe("0");
+    // max-age is the record's whole life (RECORD_TTL_SECONDS, 24 h by default), Age what it has used, and the
+    // Cache-Status ttl what is left: a cache subtracts Age from max-age (RFC 9111 4.2.3).
+    expect(maxAge).toBe(86_400);
+    const age = Number(fresh.headers.get("age"));
+    const ttl = Number(/^media-inspect; fwd=miss; stored; ttl=(\d+)$/.exec(fresh.headers.get("cache-status") ?? "")?.[1]);
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(Math.abs(maxAge - age - ttl)).toBeLessThanOrEqual(1);
 
     const cached = await get(url, "profile=standard");
     expect(cached.body.responseSource).toBe("cache");
@@ -68,5 +72,15 @@ describe("cacheable inspect answers", () => {
     const accepted = await get(media("video-moov-end.mp4"), "profile=standard");
     expect(accepted.status).toBe(202);
     expect(accepted.headers.get("cache-control")).toBe("no-store");
+  });
+});
+
+describe("freshness headers (RFC 9111 4.2.3)", () => {
+  it("a 60 s record 35 s old: max-age=60 with Age 35 (25 s left), not max-age=24 with Age 35", () => {
+    const now = 1_000_000_000;
+    const record = { createdAt: now - 35_000, updatedAt: now - 1_000, expiresAt: now + 25_000 } as ResourceRecord;
+    expect(freshnessOf(record, now)).toEqual({ life: 60, age: 35, ttl: 25 });
+    // Confirmed by the origin 5 s ago (a 304 on maxAge): its life starts again from then.
+    expect(freshnessOf({ ...record, validatedAt: now - 5_000, expiresAt: now + 55_000 }, now)).toEqual({ life: 60, age: 5, ttl: 55 });
   });
 });

@@ -76,7 +76,7 @@ describe("failures that say why", () => {
       title: expect.stringMatching(/challenge/),
       status: 502,
       detail: expect.stringMatching(/challenge/),
-      instance: "req-problem-1",
+      instance: "urn:request:req-problem-1",
       code: "BAD_GATEWAY",
       reason: "bot-challenge",
       upstreamStatus: 403,

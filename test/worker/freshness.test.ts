@@ -4,6 +4,10 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { origin, originStats } from "./helpers.ts";
+import { sleep } from "../support/worker-jobs.ts";
+
+/** Ages are whole seconds (maxAge=0 accepts a record confirmed within the last second): wait past that. */
+const pastOneSecond = () => sleep(1_100);
 
 async function get(url: string, query: string) {
   const params = new URLSearchParams(query);
@@ -31,6 +35,7 @@ describe("freshness on request (maxAge)", () => {
     expect(young.headers.get("cache-status")).toMatch(/^media-inspect; hit; ttl=\d+$/);
     expect((await requestsFor(id)).length).toBe(before);
 
+    await pastOneSecond();
     const checked = await get(url, "profile=standard&maxAge=0");
     expect(checked.status).toBe(200);
     expect(checked.headers.get("cache-status")).toMatch(/^media-inspect; fwd=stale; fwd-status=304; stored; ttl=\d+$/);
@@ -50,6 +55,7 @@ describe("freshness on request (maxAge)", () => {
     const first = await get(url, "profile=standard");
     expect(first.status, first.text).toBe(200);
     await fetch(`${origin}/play/bump/${id}`);
+    await pastOneSecond();
     const changed = await get(url, "profile=standard&maxAge=0");
     expect(changed.status === 200 || changed.status === 202, changed.text).toBe(true);
     expect(changed.headers.get("cache-status")).toMatch(/^media-inspect; fwd=stale; fwd-status=206/);
@@ -72,6 +78,7 @@ describe("freshness on request (maxAge)", () => {
     const oldBytes = new Uint8Array(await oldImage.arrayBuffer());
 
     await fetch(`${origin}/play/bump/${id}`);
+    await pastOneSecond();
     const changed = await get(url, "profile=standard&maxAge=0");
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.processing.status).toBe("complete");

@@ -11,7 +11,8 @@ const receiverBase = (env as unknown as { WEBHOOK_URL_BASE: string }).WEBHOOK_UR
 async function post(path: string, body: unknown, key: string, headers: Record<string, string> = {}) {
   const response = await SELF.fetch(`http://service${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "idempotency-key": key, ...headers },
+    // A key belongs to an identified caller (CF-Connecting-IP, as Cloudflare's edge sets it: wrangler.toml).
+    headers: { "content-type": "application/json", "idempotency-key": key, "cf-connecting-ip": "192.0.2.10", ...headers },
     body: JSON.stringify(body),
   });
   return { status: response.status, text: await response.text(), headers: response.headers };

@@ -220,7 +220,7 @@ describe("rate limit", () => {
   it("/oembed and /v are counted in the same per-client window as /api/v1/inspect", async () => {
     const limited = { ...(env as object), INSPECT_RATE_LIMIT: "3", INSPECT_RATE_PERIOD_SECONDS: "60", INSPECT_RATE_LIMITER: undefined } as unknown as Env;
     const app = createApp();
-    const ip = `198.51.100.${crypto.randomUUID()}`;
+    const ip = `2001:db8:${crypto.randomUUID().slice(0, 4)}::${crypto.randomUUID().slice(0, 4)}`;
     const call = (path: string) => app.request(`http://service${path}`, { headers: { "cf-connecting-ip": ip } }, limited);
     const url = encodeURIComponent(media("png-opaque.png"));
     const statuses: number[] = [];

@@ -29,7 +29,8 @@ async function inspectAs(limited: Env, ip: string, method: "GET" | "HEAD" | "POS
   return response;
 }
 
-const uniqueClient = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}-${crypto.randomUUID().slice(0, 8)}`;
+/** A real address (the service identifies no one by a header that is not an address), one per test. */
+const uniqueClient = () => `2001:db8:${crypto.randomUUID().slice(0, 4)}::${crypto.randomUUID().slice(0, 4)}`;
 
 describe("HEAD, GET and POST /api/v1/inspect share the per-client limit", () => {
   it("with a limit of 3, the 4th inspection gets 429 whichever method asks, HEAD included", async () => {

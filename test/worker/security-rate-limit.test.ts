@@ -12,7 +12,9 @@ function appWith(env: Record<string, unknown>) {
   const app = new Hono<{ Bindings: Env }>();
   app.use("/api/v1/inspect", inspectRateLimit());
   app.post("/api/v1/inspect", (c) => c.json({ ok: true }));
-  return (ip: string) => app.request("/api/v1/inspect", { method: "POST", headers: { "cf-connecting-ip": ip } }, env as unknown as Env);
+  // CF-Connecting-IP names the client as Cloudflare's edge sets it (CLIENT_IP_SOURCE=cloudflare, wrangler.toml).
+  const edge = { CLIENT_IP_SOURCE: "cloudflare", ...env };
+  return (ip: string) => app.request("/api/v1/inspect", { method: "POST", headers: { "cf-connecting-ip": ip } }, edge as unknown as Env);
 }
 
 describe("HEAD, GET and POST /api/v1/inspect per client", () => {
@@ -21,8 +23,8 @@ describe("HEAD, GET and POST /api/v1/inspect per client", () => {
     const app = new Hono<{ Bindings: Env }>();
     app.on(["GET", "POST"], "/api/v1/inspect", inspectRateLimit());
     app.on(["GET", "POST"], "/api/v1/inspect", (c) => c.json({ ok: true }));
-    const env = { INSPECT_RATE_LIMIT: "2", INSPECT_RATE_PERIOD_SECONDS: "60" } as unknown as Env;
-    const ip = `203.0.113.${Math.floor(Math.random() * 200)}-${crypto.randomUUID()}`;
+    const env = { INSPECT_RATE_LIMIT: "2", INSPECT_RATE_PERIOD_SECONDS: "60", CLIENT_IP_SOURCE: "cloudflare" } as unknown as Env;
+    const ip = `2001:db8:${crypto.randomUUID().slice(0, 4)}::${crypto.randomUUID().slice(0, 4)}`;
     const call = (method: string) => app.request("/api/v1/inspect", { method, headers: { "cf-connecting-ip": ip } }, env);
     const statuses: number[] = [];
     for (const method of ["HEAD", "HEAD", "HEAD", "GET", "POST"]) statuses.push((await call(method)).status);

@@ -55,8 +55,8 @@ export const devReloads = { count: 0 };
 
 /**
  * POST /api/v1/inspect with a time limit; never throws (status 0 = no answer in time or connection error).
- * `caller`: the client address the request claims (CF-Connecting-IP, which Cloudflare's edge sets and the local
- * server takes as sent), so a suite can play several callers.
+ * `caller`: the client address the request claims (CF-Connecting-IP, which Cloudflare's edge sets; the local
+ * server believes it only when started with CLIENT_IP_SOURCE=cloudflare), so a suite can play several callers.
  */
 export async function inspect(base: string, url: string, query = "", timeoutMs = 60_000, caller?: string): Promise<{ status: number; ms: number; body: any }> {
   const first = await inspectOnce(base, url, query, timeoutMs, caller);

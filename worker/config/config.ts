@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defaultMaxDecodePixels } from "./limits.ts";
 import { MAX_SOURCE_BYTES, THUMBNAIL_MAX_PX } from "../../shared/limits.ts";
 import { webhookSecretProblem } from "./webhook-secret.ts";
+import { parseIpLiteral } from "../../shared/net/ip-literal.ts";
 
 /** `CORS_ORIGINS` as a list (`*` stays a single entry). */
 export function corsOriginList(value: string): string[] {
@@ -134,12 +135,33 @@ export const ConfigSchema = z.object({
   /** First webhook retry delay; doubles each attempt (1 s, 2 s, 4 s, ...). Default 1 s. */
   WEBHOOK_RETRY_BASE_MS: int(1_000),
   /**
-   * POST /api/v1/inspect per client (CF-Connecting-IP) and window; 0 disables. Default 60 per 60 s. On
+   * POST /api/v1/inspect per client (CLIENT_IP_SOURCE) and window; 0 disables. Default 60 per 60 s. On
    * Cloudflare the INSPECT_RATE_LIMITER binding enforces it: keep wrangler.toml's `simple` block equal.
    */
   INSPECT_RATE_LIMIT: int(60),
   /** Window of INSPECT_RATE_LIMIT in seconds (the Cloudflare binding accepts 10 or 60). Default 60. */
   INSPECT_RATE_PERIOD_SECONDS: int(60),
+  /**
+   * Where the caller's address comes from (rate limits, Idempotency-Key slots, the runner's per-caller share;
+   * worker/http/client-identity.ts): `cloudflare` (CF-Connecting-IP; only behind Cloudflare's edge, which sets
+   * it: wrangler.toml), `forwarded` (X-Forwarded-For through TRUSTED_PROXIES), `none` (no caller identified).
+   * Default none: outside Cloudflare a client can send any CF-Connecting-IP.
+   */
+  CLIENT_IP_SOURCE: z.enum(["cloudflare", "forwarded", "none"]).default("none"),
+  /** CLIENT_IP_SOURCE=forwarded: comma-separated addresses or CIDRs of the proxies in front of the Worker. Default empty. */
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .superRefine((v, ctx) => {
+      const bad = v.split(",").map((s) => s.trim()).filter(Boolean).filter((entry) => {
+        const [address, bits, extra] = entry.split("/");
+        const parsed = parseIpLiteral(address ?? "");
+        if (extra !== undefined || !parsed) return true;
+        const max = parsed.kind() === "ipv6" ? 128 : 32;
+        return bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+      });
+      if (bad.length) ctx.addIssue({ code: "custom", message: `not an address or CIDR: ${bad.join(", ")}` });
+    }),
   /** Webhook POSTs per target host and window (more wait for the next window); 0 disables. Default 30 per 60 s. */
   WEBHOOK_HOST_RATE_LIMIT: int(30),
   /** Window of WEBHOOK_HOST_RATE_LIMIT in seconds (10 or 60 with the binding). Default 60. */

@@ -1,7 +1,8 @@
 /**
  * HTTP caching of inspect answers (RFC 9110 validators, RFC 9111 Cache-Control and Age, RFC 9211 Cache-Status):
- * a browser, CDN or client cache can keep a complete answer for the rest of its record's life and revalidate
- * it with If-None-Match; answers still changing (partial, 202) are never stored.
+ * a browser, CDN or client cache can keep a complete answer for the rest of its record's life (max-age the whole
+ * life, Age the part used) and revalidate it with If-None-Match; answers still changing (partial, 202) are never
+ * stored.
  */
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { etagMatches } from "./thumbnail-handler.ts";
@@ -35,8 +36,7 @@ export async function answerCaching(
   const shape = body && typeof body === "object" ? { ...(body as Record<string, unknown>), responseSource: undefined, cached: undefined } : body;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(shape)));
   const etag = `"${[...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
-  const ttl = Math.max(0, Math.floor((record.expiresAt - now) / 1000));
-  const age = source === "fresh" || revalidation ? 0 : Math.max(0, Math.floor((now - record.updatedAt) / 1000));
+  const { life, age, ttl } = freshnessOf(record, now);
   // A record past the caller's maxAge went to the origin (RFC 9211 fwd=stale) with what it answered (fwd-status).
   const forwarded = revalidation
     ? `${cacheStatusName}; fwd=stale${revalidation.upstreamStatus !== undefined ? `; fwd-status=${revalidation.upstreamStatus}` : ""}${complete ? "; stored" : ""}${complete ? `; ttl=${ttl}` : ""}`
@@ -48,11 +48,24 @@ export async function answerCaching(
     etag,
     headers: {
       etag,
-      "cache-control": complete && ttl > 0 ? `public, max-age=${ttl}, stale-while-revalidate=${staleWhileRevalidateSeconds}` : "no-store",
+      "cache-control": complete && ttl > 0 ? `public, max-age=${life}, stale-while-revalidate=${staleWhileRevalidateSeconds}` : "no-store",
       "cache-status": cacheStatus,
       age: String(age),
     },
   };
+}
+
+/**
+ * The record's freshness in whole seconds, from when the origin last gave or confirmed it (RFC 9111 4.2.3):
+ * `life` its whole freshness lifetime (Cache-Control max-age), `age` how much of it is used (Age), `ttl` what is
+ * left. A cache computes what is left as max-age minus Age, so max-age is the whole life, never what is left:
+ * sending the remainder with an Age counts the age twice (a 60 s record 35 s old would be stale at once).
+ */
+export function freshnessOf(record: ResourceRecord, now: number): { life: number; age: number; ttl: number } {
+  const since = record.validatedAt ?? record.createdAt;
+  const life = Math.max(0, Math.floor((record.expiresAt - since) / 1000));
+  const age = Math.min(life, Math.max(0, Math.floor((now - since) / 1000)));
+  return { life, age, ttl: Math.max(0, Math.floor((record.expiresAt - now) / 1000)) };
 }
 
 /** A GET whose If-None-Match names the current answer gets 304 (only safe methods can: RFC 9110 13.1.2). */

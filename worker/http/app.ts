@@ -23,8 +23,8 @@ import { answerSharePage } from "./share-page.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
 import { serveStoryboardVtt } from "./storyboard-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
-import { problemDetails, problemTitles } from "./problem-details.ts";
-import { ErrorReason, errorCodes } from "../../shared/schemas/error.ts";
+import { problemDetails } from "./problem-details.ts";
+import { answerProblemType } from "./problem-pages.ts";
 import { isComplete } from "../record/stage-state.ts";
 import { answerMcp, mcpOriginGuard } from "./mcp/index.ts";
 
@@ -80,33 +80,21 @@ export function createApp() {
       for (const [name, value] of Object.entries(headers)) c.header(name, value);
       if (!admitted.some(Boolean)) throw errors.rateLimited(headers["Retry-After"]);
       annotate(c, { profile: c.req.valid("query").profile, batchSize: body.urls.length });
-      const caller = { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw) };
+      const caller = { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw, c.env) };
       const results = await inspectBatch(c.env, body, c.req.valid("query"), admitted, publicBaseUrl(c), caller);
       return c.json({ success: true as const, results }, 200);
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
-    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never);
-
-  app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
-  app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);
+    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never)
+    .openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)))
+    .openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never)
+    .get("/health", (c) => c.json({ status: "ok" as const }, 200))
+    // The problem type URIs of RFC 9457 answers resolve to what they mean: a page for browsers, JSON for clients.
+    .get("/problems/:name", answerProblemType(publicBaseUrl));
 
   // The MCP server (worker/http/mcp/): stateless Streamable HTTP, so POST only (GET and DELETE answer 405).
   app.post("/mcp", mcpOriginGuard(publicBaseUrl), (c) => answerMcp(c, publicBaseUrl(c)));
-
-  app.get("/health", (c) => c.json({ status: "ok" }));
-  // The problem type URIs of RFC 9457 answers resolve to what they mean.
-  app.get("/problems/:name", (c) => {
-    const name = c.req.param("name");
-    const reason = ErrorReason.safeParse(name);
-    const code = errorCodes.find((known) => known.toLowerCase().replaceAll("_", "-") === name);
-    if (!reason.success && !code) return notFound(c);
-    return c.json({
-      type: `${publicBaseUrl(c)}/problems/${name}`,
-      title: reason.success ? problemTitles[name] : code,
-      description: reason.success ? ErrorReason.description : "An error code of this API; see /api-docs for when it is answered.",
-    });
-  });
 
   app.openAPIRegistry.registerWebhook(completionWebhook);
   app.doc31("/openapi.json", (c) => ({
@@ -140,7 +128,7 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
   annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
   const base = publicBaseUrl(c);
   startTime(c, "inspect", "inspection (edge cache or the resource's Durable Object)");
-  const outcome = await inspectUrl(c.env, body, query, base, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw) });
+  const outcome = await inspectUrl(c.env, body, query, base, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw, c.env) });
   endTime(c, "inspect");
   const { record } = outcome;
   for (const [stage, ms] of Object.entries(record.timings)) setMetric(c, metricName(stage), ms, `stage ${stage}`);

@@ -14,7 +14,7 @@ export async function admitBatch(c: Context<AppEnv>, count: number): Promise<{ a
   const admitted: boolean[] = [];
   let last: RateDecision | undefined;
   for (let i = 0; i < count; i++) {
-    last = await checkRate(bindingOf(c.env, "INSPECT_RATE_LIMITER"), "inspect", clientKey(c.req.raw), config.INSPECT_RATE_LIMIT, config.INSPECT_RATE_PERIOD_SECONDS);
+    last = await checkRate(bindingOf(c.env, "INSPECT_RATE_LIMITER"), "inspect", clientKey(c.req.raw, c.env), config.INSPECT_RATE_LIMIT, config.INSPECT_RATE_PERIOD_SECONDS);
     admitted.push(last.allowed);
   }
   return { admitted, headers: last ? rateLimitHeaders("inspect", last) : {} };

@@ -5,11 +5,17 @@
  * running is 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (Stripe's answer to concurrent use, and the IETF
  * Idempotency-Key draft's): it starts no second inspection and registers no second webhook, and its retry gets
  * the first answer. Keys are per client; each lives in its own Durable Object.
+ *
+ * Only answers the service finished are kept (Stripe's rule): a 429, a 408 or any 5xx says "try again later",
+ * so it releases the key and the retry is a new request. A key belongs to one caller: its slot is a digest of
+ * the caller's address and the key as one structured value, so no two (caller, key) pairs share a slot; a
+ * caller the service cannot identify (CLIENT_IP_SOURCE, client-identity.ts) has no slot at all, and its key is
+ * ignored (the request runs as if sent without one; a repeated webhook registration still joins its job).
  */
 import type { MiddlewareHandler } from "hono";
 import { errors } from "../errors/api-error.ts";
 import type { AppEnv } from "./app-env.ts";
-import { clientKey } from "./rate-limit.ts";
+import { clientAddressOf } from "./client-identity.ts";
 import { resourceByName } from "../object/resource-rpc.ts";
 
 /** How long a key is remembered. */
@@ -37,6 +43,19 @@ function validKey(key: string): boolean {
   return true;
 }
 
+/** Whether an answer is final for its request: not a "try again later" (408, 429) and not our own failure (5xx). */
+export function replayable(status: number): boolean {
+  return status < 500 && status !== 429 && status !== 408;
+}
+
+/**
+ * The Durable Object name of one caller's key: a SHA-256 of the JSON array [address, key]. JSON quotes and
+ * escapes each string, so the encoding is unambiguous (no separator a value could contain).
+ */
+export async function idempotencySlot(address: string, key: string): Promise<string> {
+  return `idempotency:${await sha256Hex(JSON.stringify([address, key]))}`;
+}
+
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -46,10 +65,12 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("idempotency-key");
   if (key === undefined) return next();
   if (!validKey(key)) throw errors.invalidParameter(`Idempotency-Key must be 1 to ${maxIdempotencyKeyLength} printable ASCII characters.`);
+  const address = clientAddressOf(c.req.raw, c.env);
+  if (address === undefined) return next();
   // The request as sent: path, query and body (the body limit has already bounded it).
   const url = new URL(c.req.url);
   const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}?${url.searchParams}\n${await c.req.raw.clone().text()}`);
-  const stub = resourceByName(c.env, `idempotency:${clientKey(c.req.raw)}:${key}`);
+  const stub = resourceByName(c.env, await idempotencySlot(address, key));
   const claim = await stub.claimIdempotency(fingerprint, idempotencyLeaseSeconds * 1000);
   if (claim.state === "conflict") throw errors.idempotencyKeyReused();
   if (claim.state === "pending") throw errors.idempotencyKeyInUse(keyInUseRetryAfterSeconds);
@@ -60,8 +81,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
   const status = c.res.status;
-  const body = status < 500 ? await c.res.clone().text() : "";
-  const keep = status < 500 && body.length <= maxIdempotentAnswerBytes;
+  const body = replayable(status) ? await c.res.clone().text() : "";
+  const keep = replayable(status) && body.length <= maxIdempotentAnswerBytes;
   const headers: Record<string, string> = {};
   for (const name of replayedHeaders) {
     const value = c.res.headers.get(name);

@@ -17,7 +17,7 @@ export async function answerOembed(c: Context<AppEnv>, query: OembedQuery, baseU
     throw new ApiError(501, "NOT_IMPLEMENTED", `format=${query.format} is not implemented: this provider answers format=json only.`);
   }
   annotate(c, { profile: "oembed", targetHost: hostOf(query.url) });
-  const shared = await inspectForSharing(c.env, query.url, baseUrl, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw) });
+  const shared = await inspectForSharing(c.env, query.url, baseUrl, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw, c.env) });
   annotate(c, { responseSource: shared.outcome.responseSource });
   const doc = oembedDocument(shared.media, { maxwidth: query.maxwidth, maxheight: query.maxheight, cacheAge: shared.cacheAge, baseUrl });
   c.header("Cache-Control", shared.complete && shared.cacheAge > 0 ? `public, max-age=${shared.cacheAge}` : "no-store");

@@ -4,7 +4,7 @@
  * so no error path can forget. Callers that do not ask get the SPEC section 7 envelope unchanged.
  */
 import type { MiddlewareHandler } from "hono";
-import { ErrorBody, problemTypePath, type ProblemDetails } from "../../shared/schemas/error.ts";
+import { ErrorBody, errorTitles, problemTypePath, type ProblemDetails } from "../../shared/schemas/error.ts";
 import type { AppEnv } from "./app-env.ts";
 
 export const problemJsonType = "application/problem+json";
@@ -33,14 +33,19 @@ export const problemTitles: Record<string, string> = {
   "too-large": "The remote file exceeds the size limit",
 };
 
+/** The request as a URI reference (RFC 9457 `instance`): the request id in a URN, which needs no escaping (its characters are [A-Za-z0-9_=-] or a UUID's). */
+export function requestInstance(requestId: string): string {
+  return `urn:request:${requestId}`;
+}
+
 export function problemFrom(envelope: ErrorBody, status: number, base: string, requestId: string): ProblemDetails {
   const { code, message, reason, upstreamStatus } = envelope.error;
   return {
     type: problemType(base, code, reason),
-    title: (reason && problemTitles[reason]) || code.toLowerCase().replaceAll("_", " "),
+    title: (reason && problemTitles[reason]) || errorTitles[code],
     status,
     detail: message,
-    instance: requestId,
+    instance: requestInstance(requestId),
     code,
     ...(reason ? { reason } : {}),
     ...(upstreamStatus !== undefined ? { upstreamStatus } : {}),

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { getConfig } from "../config/config.ts";
 import { errorBody } from "../errors/api-error.ts";
 import { bindingOf, checkRate, type RateDecision } from "../rate/rate-check.ts";
+import { clientKey } from "./client-identity.ts";
 
 /**
  * Per-client rate limit of /api/v1/inspect, GET, HEAD and POST alike (issue 15, findings 4 and 9; issue 20,
@@ -17,22 +18,7 @@ export function rateLimitHeaders(policy: string, decision: RateDecision): Record
   return headers;
 }
 
-/**
- * Who the client is: Cloudflare's CF-Connecting-IP (set by the edge, cannot be forged through it). A request
- * without it (tests calling the Worker directly, self-hosting without a proxy that sets it) shares one bucket.
- */
-export function clientKey(request: Request): string {
-  return request.headers.get("cf-connecting-ip") ?? "unidentified";
-}
-
-/**
- * The client's address when the request names one (CF-Connecting-IP), for the media runner's per-caller shares
- * (the service hashes it, only when the inspection reaches the resource's object). None without the header: all
- * such callers would be one caller, crowded by everyone's jobs, and the runner shares their work per origin only.
- */
-export function clientAddressOf(request: Request): string | undefined {
-  return request.headers.get("cf-connecting-ip") ?? undefined;
-}
+export { clientAddressOf, clientKey } from "./client-identity.ts";
 
 /**
  * One inspection spent from the client's window, as the middleware spends it per request; callers that are not a
@@ -41,7 +27,7 @@ export function clientAddressOf(request: Request): string | undefined {
 export async function spendInspection(env: Env, request: Request): Promise<RateDecision | undefined> {
   const config = getConfig(env);
   if (config.INSPECT_RATE_LIMIT === 0) return undefined;
-  return checkRate(bindingOf(env, "INSPECT_RATE_LIMITER"), "inspect", clientKey(request), config.INSPECT_RATE_LIMIT, config.INSPECT_RATE_PERIOD_SECONDS);
+  return checkRate(bindingOf(env, "INSPECT_RATE_LIMITER"), "inspect", clientKey(request, env), config.INSPECT_RATE_LIMIT, config.INSPECT_RATE_PERIOD_SECONDS);
 }
 
 /**

@@ -99,12 +99,12 @@ const inspectErrors = {
 const timingHeaders = {
   "X-Request-Id": requestIdHeader,
   ETag: { description: "Strong validator of this answer (complete answers; GET with If-None-Match gets 304)", schema: { type: "string" as const } },
-  "Cache-Control": { description: "Complete: public, max-age=<record's remaining life>, stale-while-revalidate=60; partial and 202: no-store", schema: { type: "string" as const } },
+  "Cache-Control": { description: "Complete: public, max-age=<the record's whole life>, stale-while-revalidate=60, with Age = how much of it is used (RFC 9111 4.2.3: a cache keeps it max-age minus Age); partial and 202: no-store", schema: { type: "string" as const } },
   "Cache-Status": {
     description: "RFC 9211, naming media-inspect: hit; ttl=N | fwd=miss[; stored|collapsed] | fwd=stale; fwd-status=<origin status> (maxAge revalidation: 304 kept the record)",
     schema: { type: "string" as const },
   },
-  Age: { description: "Seconds since the record was last fetched or confirmed", schema: { type: "integer" as const } },
+  Age: { description: "Seconds since the origin last gave or confirmed the record (the part of max-age used)", schema: { type: "integer" as const } },
   "Server-Timing": {
     description: "This request's total time and the resource's stage timings (ms), e.g. `total;dur=12, stage-mediaFormat;dur=14`",
     schema: { type: "string" as const },
@@ -140,7 +140,9 @@ const { 409: _keyInUse, 413: _bodyTooLarge, 415: _bodyType, 422: _idempotency, .
 const idempotencyText =
   " Header Idempotency-Key (1 to 255 printable ASCII characters, per client): the same key with the same request within 24 h " +
   "answers the first answer again (Idempotent-Replayed: true) and registers no second job or webhook; with a different request, 422 IDEMPOTENCY_KEY_REUSED; " +
-  "while the first request with the key is still being processed, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (nothing is started; retry to get the first answer)." +
+  "while the first request with the key is still being processed, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (nothing is started; retry to get the first answer). " +
+  "Only finished answers are kept: a 408, 429 or 5xx releases the key, so a retry after Retry-After is a new request. A caller the " +
+  "service cannot identify (CLIENT_IP_SOURCE; SECURITY.md) has no key slots: its Idempotency-Key is ignored." +
   " Header Accept: application/problem+json: errors as RFC 9457 problem details.";
 
 export const inspectRoute = createRoute({

@@ -21,7 +21,7 @@ const plainOrigin = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i
 
 export async function answerSharePage(c: Context<AppEnv>, url: string, baseUrl: string) {
   annotate(c, { profile: "share", targetHost: hostOf(url) });
-  const shared = await inspectForSharing(c.env, url, baseUrl, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw) });
+  const shared = await inspectForSharing(c.env, url, baseUrl, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw, c.env) });
   annotate(c, { responseSource: shared.outcome.responseSource });
   const pageUrl = `${baseUrl}/v?url=${encodeURIComponent(url)}`;
   const oembedUrl = `${baseUrl}/oembed?url=${encodeURIComponent(url)}&format=json`;

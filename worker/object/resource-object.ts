@@ -23,7 +23,8 @@ import { RecordStore } from "./record-store.ts";
 import { OriginErrorMemory } from "./origin-error-memory.ts";
 import { RecordWaiters } from "./record-waiters.ts";
 import { addTransfer } from "../record/transfer.ts";
-import { checkOrigin, tooOldFor } from "../stages/freshness.ts";
+import { tooOldFor } from "../stages/freshness.ts";
+import { RevalidationFlight } from "./revalidation.ts";
 import { deleteThumbnailsOf } from "./thumbnail-cleanup.ts";
 import { previewRevision } from "../enrich/thumbnail-store.ts";
 import { IdempotencyStore, type IdempotencyClaim, type IdempotentAnswer } from "./idempotency-store.ts";
@@ -49,10 +50,10 @@ type CurrentRecord = { record: ResourceRecord; responseSource: "fresh" | "cache"
 export class ResourceObject extends DurableObject<Env> {
   private readonly store: RecordStore;
   private readonly jobs: JobStore;
-  /** Used only by the objects named `idempotency:<client>:<key>` (worker/http/idempotency.ts). */
+  /** Used only by the objects named `idempotency:<digest of caller and key>` (worker/http/idempotency.ts). */
   private readonly idempotency: IdempotencyStore;
   private inflight?: Promise<ResourceRecord>;
-  private revalidation?: Promise<CurrentRecord>;
+  private readonly revalidation: RevalidationFlight;
   private edgeWork?: Promise<void>;
   private pageMediaWork?: Promise<void>;
   /** An image's bytes read from its start (head and header reads), kept until the edge stages have used them. */
@@ -73,6 +74,17 @@ export class ResourceObject extends DurableObject<Env> {
     this.jobs = new JobStore(ctx.storage.sql);
     this.idempotency = new IdempotencyStore(ctx.storage.sql);
     this.originError = new OriginErrorMemory(this.store);
+    this.revalidation = new RevalidationFlight({
+      config: () => this.config,
+      keep: (record) => {
+        const now = Date.now();
+        record.validatedAt = now;
+        record.updatedAt = now;
+        record.expiresAt = now + this.config.RECORD_TTL_SECONDS * 1000;
+        this.save(record);
+      },
+      reprobe: (stored, call) => this.reprobe(stored, call),
+    });
     this.dispatcher = new RunnerDispatcher(new DispatchLedger(ctx.storage.sql), {
       env,
       config: () => this.config,
@@ -128,11 +140,12 @@ export class ResourceObject extends DurableObject<Env> {
       if (call.optIn && registerOptIn(first, call.optIn).length > 0) this.save(first);
       // Runner work starts first, so that it runs while the edge stages do. A waiting caller gets a direct call.
       const via = call.profile === "fast" || call.profile === "embed" ? "queue" : this.config.RUNNER_DISPATCH;
-      await this.queueRunnerStages(this.record() ?? first, via, { ...(call.requestId ? { requestId: call.requestId } : {}), ...(call.client ? { client: call.client } : {}) });
+      const background = this.revalidation.startsBackgroundWork(first, call.profile);
+      if (background) await this.queueRunnerStages(this.record() ?? first, via, { ...(call.requestId ? { requestId: call.requestId } : {}), ...(call.client ? { client: call.client } : {}) });
       await this.runPageMedia(first, call);
       if (call.profile !== "fast") await this.runEdgeStages();
       let record = this.record() ?? first;
-      if (call.profile === "fast" && this.edgePending(record)) await this.scheduleAlarm(Date.now());
+      if (call.profile === "fast" && background && this.edgePending(record)) await this.scheduleAlarm(Date.now());
       // A nested call waits only for what it can get: never for the page:media stage it does not run.
       const done = call.nested ? nestedInspectionDone : isComplete;
       if (call.profile === "full" && !done(record)) {
@@ -266,13 +279,8 @@ export class ResourceObject extends DurableObject<Env> {
   private async currentRecord(call: InspectCall): Promise<CurrentRecord> {
     const now = Date.now();
     const stored = this.record(now);
-    if (stored && tooOldFor(stored, call.maxAge, now)) {
-      // One conditional request however many callers ask at once.
-      this.revalidation ??= this.revalidate(stored, call).finally(() => {
-        this.revalidation = undefined;
-      });
-      return this.revalidation;
-    }
+    // One revalidation however many callers ask at once (revalidation.ts).
+    if (stored && tooOldFor(stored, call.maxAge, now)) return this.revalidation.join(stored, call);
     if (stored) {
       await this.retryFailedOembed(stored, now);
       return { record: stored, responseSource: "cache" };
@@ -294,27 +302,16 @@ export class ResourceObject extends DurableObject<Env> {
   }
 
   /**
-   * The origin is asked whether the file changed. 304: the record stands, its life starts again (no re-probe).
-   * Anything else: the URL is inspected anew, and the old record's previews go (the new record's have new
-   * URLs: their revision is the new file's, see previewRevision).
+   * A revalidation found the file changed (or could not ask): the URL is inspected anew, and the old record's
+   * previews go (the new record's have new URLs: their revision is the new file's, see previewRevision).
    */
-  private async revalidate(stored: ResourceRecord, call: InspectCall): Promise<CurrentRecord> {
-    const { unchanged, upstreamStatus } = await checkOrigin(stored, this.config);
-    const now = Date.now();
-    const revalidation = upstreamStatus !== undefined ? { upstreamStatus } : {};
-    if (unchanged) {
-      stored.validatedAt = now;
-      stored.updatedAt = now;
-      stored.expiresAt = now + this.config.RECORD_TTL_SECONDS * 1000;
-      this.save(stored);
-      return { record: stored, responseSource: "cache", revalidation };
-    }
+  private async reprobe(stored: ResourceRecord, call: InspectCall): Promise<ResourceRecord> {
     this.forget();
-    this.inflight ??= this.probe(call);
+    this.inflight ??= this.probe(call).then((probed) => this.revalidation.noteReprobed(probed));
     let record: ResourceRecord | undefined;
     try {
       record = await this.inflight;
-      return { record, responseSource: "fresh", revalidation };
+      return record;
     } finally {
       this.inflight = undefined;
       // After the probe, so the new revision is known and kept (a failed probe keeps nothing).

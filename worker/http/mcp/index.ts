@@ -17,7 +17,7 @@ export const mcpMaxRequestBytes = 64 * 1024;
 
 /** POST /mcp: one JSON-RPC message (or batch) in, its answers out as one JSON body. */
 export async function answerMcp(c: Context<AppEnv>, baseUrl: string): Promise<Response> {
-  const clientAddress = clientAddressOf(c.req.raw);
+  const clientAddress = clientAddressOf(c.req.raw, c.env);
   const server = createMcpServer({
     env: c.env,
     request: c.req.raw,
