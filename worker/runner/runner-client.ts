@@ -1,12 +1,15 @@
 import type { Config } from "../config/config.ts";
 import { sendToRunners } from "./runner-pool.ts";
 import {
-  RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult,
+  RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult, type RunnerUsage,
 } from "../../shared/shapes/runner.ts";
 
-/** A runner failure, classified: permanent ones end the stages as failed, transient ones are retried. */
+/**
+ * A runner failure, classified: permanent ones end the stages as failed, transient ones are retried. `usage`:
+ * what the failed job had spent (origin requests, bytes, engine time), charged to the inspection.
+ */
 export class RunnerError extends Error {
-  constructor(readonly code: string, message: string, readonly permanent: boolean) {
+  constructor(readonly code: string, message: string, readonly permanent: boolean, readonly usage?: RunnerUsage) {
     super(message);
     this.name = "RunnerError";
   }
@@ -45,7 +48,7 @@ export async function callRunner(env: Env, config: Config, request: RunnerReques
     const parsed = RunnerErrorBody.safeParse(body);
     const code = parsed.success ? parsed.data.error.code : `HTTP_${response.status}`;
     const message = parsed.success ? parsed.data.error.message : `media runner answered ${response.status}`;
-    throw new RunnerError(code, message, permanentCodes.has(code));
+    throw new RunnerError(code, message, permanentCodes.has(code), parsed.success ? parsed.data.error.usage : undefined);
   }
   const parsed = RunnerResponse.safeParse(body);
   if (!parsed.success) throw new RunnerError("INVALID_RUNNER_RESPONSE", "media runner sent an invalid response", false);

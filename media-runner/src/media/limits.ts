@@ -76,3 +76,14 @@ export function shrinkOnLoadPixels(format: "jpeg" | "webp", width: number, heigh
   }
   return Math.ceil(width / factor) * Math.ceil(height / factor);
 }
+
+/**
+ * Address-space limit of heif-convert (libheif + libde265), given that the pixel wall (heif-wall.ts) has checked
+ * the coded pictures first: its libraries (it ran in 96 MiB on a 4 Mpx picture) plus 10 bytes a pixel (the
+ * decoded planes at up to 16 bits, 3 bytes a pixel at 4:2:0, and the RGB(A) copy written to PNG, up to 8). A
+ * 36 Mpx HEIC peaked at 236 MB resident and ran under 256 MiB; at the default 50 Mpx wall this is 628 MiB,
+ * where ffmpeg's still decode gets over 2 GiB.
+ */
+export function heifConvertAddressSpaceBytes(maxPixels: number): number {
+  return 128 * MiB + 10 * maxPixels;
+}
