@@ -13,7 +13,7 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { storyboardMaxDecodedPixels, waveformMaxDecodedSamples } from "../../media-runner/src/media/work-walls.ts";
 import { inspectionEngineSecondsBudget } from "../../shared/limits.ts";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
-import { keyframeVideo, lyingIspe, makeHeic, silentFlac, writeOnce } from "../support/hostile-inputs.ts";
+import { gridHeic, keyframeVideo, lyingIspe, makeHeic, silentFlac, writeOnce } from "../support/hostile-inputs.ts";
 import { processRequest, testApp } from "./support/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
@@ -32,6 +32,13 @@ beforeAll(async () => {
   writeOnce(join(dir, "lying-ispe.heic"), () => lyingIspe(readFileSync(honest), { width: 2000, height: 2000 }, { width: 64, height: 64 }));
   makeHeic(join(dir, "thumbed-2000.heic"), 2000, 2000, 256);
   keyframeVideo(join(dir, "keyframes-8k.mp4"), 7680, 4320, 30);
+  // A 48-50 MP phone photo's layout: a grid of 512x512 tiles (one coded tile repeated) and a thumbnail item.
+  const tile = makeHeic(join(dir, "tile-512.heic"), 512, 512);
+  const thumb = makeHeic(join(dir, "thumb-320x214.heic"), 320, 214);
+  writeOnce(join(dir, "grid-8736x5856.heic"), () => gridHeic({
+    tile, tileWidth: 512, tileHeight: 512, columns: 18, rows: 12, width: 8736, height: 5856, thumb: { file: thumb, width: 320, height: 214 },
+  }));
+  writeOnce(join(dir, "grid-2000x1500.heic"), () => gridHeic({ tile, tileWidth: 512, tileHeight: 512, columns: 4, rows: 3, width: 2000, height: 1500 }));
   origin = await startLoopbackOrigin([dir]);
   app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
   smallWall = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`, RUNNER_MAX_DECODE_PIXELS: "1000000" });
@@ -113,6 +120,22 @@ describe("the HEIF pixel wall reads the coded picture, not the ispe", { timeout:
     expect(result.stages).toMatchObject({ thumbnail: { status: "done" }, placeholder: { status: "done" } });
     // From the 256x256 thumbnail item (never upscaled to the 320 box).
     expect(result.thumbnail).toMatchObject({ width: 256, height: 256 });
+  });
+
+  it("gives a 51 Mpx grid HEIC (216 tiles) its preview from its thumbnail item under the default wall, decoding no tile", async () => {
+    const res = await processRequest(app, { url: url("grid-8736x5856.heic"), category: "image", stages: ["metadata", "thumbnail"] });
+    expect(res.statusCode, res.body).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.metadata?.image).toMatchObject({ width: 8736, height: 5856 });
+    expect(result.thumbnail).toMatchObject({ width: 320, height: 214 });
+  });
+
+  it("decodes a grid within the wall whole, through heif-convert", async () => {
+    const res = await processRequest(app, { url: url("grid-2000x1500.heic"), category: "image", stages: ["metadata", "thumbnail"] });
+    expect(res.statusCode, res.body).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.metadata?.image).toMatchObject({ width: 2000, height: 1500 });
+    expect(result.thumbnail).toMatchObject({ width: 320, height: 240 });
   });
 
   it("refuses an honest HEIC over the wall without a thumbnail, before decoding", async () => {

@@ -6,6 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { heifItemData, readHeifItems } from "../../media-runner/src/media/heif-items.ts";
 
 function crc8(bytes: Uint8Array): number {
   let crc = 0;
@@ -121,3 +122,81 @@ export function writeOnce(out: string, bytes: () => Buffer): string {
 }
 
 export { readFileSync };
+
+// ---- A grid HEIC built by hand from heif-enc's single pictures (heif-enc 1.15 writes no grids) ----
+
+function box(type: string, ...parts: Buffer[]): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(8 + parts.reduce((sum, p) => sum + p.length, 0));
+  header.write(type, 4, "latin1");
+  return Buffer.concat([header, ...parts]);
+}
+
+function fullBox(type: string, version: number, ...parts: Buffer[]): Buffer {
+  return box(type, Buffer.from([version, 0, 0, 0]), ...parts);
+}
+
+const u16 = (...values: number[]) => Buffer.from(values.flatMap((v) => [v >> 8, v & 0xff]));
+const u32 = (...values: number[]) => Buffer.concat(values.map((v) => { const b = Buffer.alloc(4); b.writeUInt32BE(v); return b; }));
+
+/** The raw `hvcC` box and the coded data of a single-picture HEIC made by heif-enc (no thumbnail). */
+function singlePicture(file: Buffer): { hvcC: Buffer; data: Buffer } {
+  const at = file.indexOf("hvcC", 0, "latin1");
+  const hvcC = file.subarray(at - 4, at - 4 + file.readUInt32BE(at - 4));
+  const heif = readHeifItems(file);
+  return { hvcC, data: heifItemData(heif, file, heif.items.get(heif.primary)!, file.length) };
+}
+
+export interface GridHeic {
+  /** A single-picture HEIC (no thumbnail) whose picture is every tile. */
+  tile: string;
+  tileWidth: number;
+  tileHeight: number;
+  columns: number;
+  rows: number;
+  /** The grid's output size (at most columns x tileWidth by rows x tileHeight). */
+  width: number;
+  height: number;
+  /** A single-picture HEIC stored as the grid's `thmb` item. */
+  thumb?: { file: string; width: number; height: number };
+}
+
+/**
+ * A grid HEIC as phones write them: a `grid` primary item of columns x rows `hvc1` tiles (all the same coded
+ * picture here, sharing one extent), an optional `thmb` thumbnail item, the grid's size in `idat`.
+ */
+export function gridHeic(spec: GridHeic): Buffer {
+  const tile = singlePicture(readFileSync(spec.tile));
+  const thumb = spec.thumb ? singlePicture(readFileSync(spec.thumb.file)) : undefined;
+  const count = spec.columns * spec.rows;
+  const tileIds = Array.from({ length: count }, (_, i) => 2 + i);
+  const thumbId = 2 + count;
+  const ids = [1, ...tileIds, ...(thumb ? [thumbId] : [])];
+  // Tiles are hidden items (infe flag 1), as in a phone's file: only the grid is a top-level picture.
+  const infe = (id: number, type: string, hidden = false) =>
+    box("infe", Buffer.from([2, 0, 0, hidden ? 1 : 0]), u16(id, 0), Buffer.from(type, "latin1"), Buffer.from([0]));
+  const iinf = fullBox("iinf", 0, u16(ids.length), infe(1, "grid"), ...tileIds.map((id) => infe(id, "hvc1", true)), ...(thumb ? [infe(thumbId, "hvc1")] : []));
+  const iref = fullBox("iref", 0,
+    box("dimg", u16(1, count, ...tileIds)),
+    ...(thumb ? [box("thmb", u16(thumbId, 1, 1))] : []));
+  const ispe = (w: number, h: number) => fullBox("ispe", 0, u32(w, h));
+  const ipco = box("ipco", tile.hvcC, ispe(spec.tileWidth, spec.tileHeight), ispe(spec.width, spec.height),
+    ...(thumb && spec.thumb ? [thumb.hvcC, ispe(spec.thumb.width, spec.thumb.height)] : []));
+  const associations = [u16(1), Buffer.from([1, 3]), ...tileIds.map((id) => Buffer.concat([u16(id), Buffer.from([2, 0x81, 2])])),
+    ...(thumb ? [Buffer.concat([u16(thumbId), Buffer.from([2, 0x84, 5])])] : [])];
+  const ipma = fullBox("ipma", 0, u32(ids.length), ...associations);
+  const gridData = Buffer.concat([Buffer.from([0, 0, spec.rows - 1, spec.columns - 1]), u16(spec.width, spec.height)]);
+  const idat = box("idat", gridData);
+  const hdlr = fullBox("hdlr", 0, u32(0), Buffer.from("pict", "latin1"), u32(0, 0, 0), Buffer.from([0]));
+  const ftyp = box("ftyp", Buffer.from("heic", "latin1"), u32(0), Buffer.from("mif1heic", "latin1"));
+  const iloc = (mdatData: number) => {
+    const entry = (id: number, method: number, offset: number, length: number) => Buffer.concat([u16(id, method, 0, 1), u32(offset, length)]);
+    return fullBox("iloc", 1, Buffer.from([0x44, 0x00]), u16(ids.length),
+      entry(1, 1, 0, gridData.length),
+      ...tileIds.map((id) => entry(id, 0, mdatData, tile.data.length)),
+      ...(thumb ? [entry(thumbId, 0, mdatData + tile.data.length, thumb.data.length)] : []));
+  };
+  const meta = (mdatData: number) => fullBox("meta", 0, hdlr, fullBox("pitm", 0, u16(1)), iinf, iref, box("iprp", ipco, ipma), idat, iloc(mdatData));
+  const dataStart = ftyp.length + meta(0).length + 8;
+  return Buffer.concat([ftyp, meta(dataStart), box("mdat", tile.data, ...(thumb ? [thumb.data] : []))]);
+}

@@ -39,7 +39,8 @@ function costOf(file: HeifFile, bytes: Buffer, item: HeifItem, depth: number): I
       return costOf(file, bytes, tile, depth + 1);
     });
     if (tiles.length === 0) throw new HeifParseError(`derived item ${item.id} has no source`);
-    const canvas = item.type === "grid" ? gridSize(file, bytes, item) : item.type === "iden" ? tiles[0]!.size : item.ispe;
+    const grid = item.type === "grid" ? gridSize(file, bytes, item) : undefined;
+    const canvas = grid ? { width: grid.width, height: grid.height } : item.type === "iden" ? tiles[0]!.size : item.ispe;
     if (!canvas) throw new HeifParseError(`item ${item.id} has no size`);
     // The canvas is held whole while every tile is decoded into it.
     return { pixels: Math.max(area(canvas), area(item.ispe), tiles.reduce((sum, t) => sum + t.pixels, 0)), size: canvas };
