@@ -9,7 +9,7 @@
  * attempt budget is spent.
  */
 import type { Config } from "../config/config.ts";
-import { RunnerError } from "../runner/runner-client.ts";
+import { RunnerError } from "../runner/runner-error.ts";
 
 /** Runner and origin failures that depend only on the bytes (or on the origin's answer): retrying repeats them. */
 export const deterministicRunnerCodes: ReadonlySet<string> = new Set([

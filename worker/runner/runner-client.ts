@@ -1,19 +1,12 @@
 import type { Config } from "../config/config.ts";
 import { sendToRunners } from "./runner-pool.ts";
 import {
-  RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult, type RunnerUsage,
+  RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult,
 } from "../../shared/shapes/runner.ts";
 
-/**
- * A runner failure, classified: permanent ones end the stages as failed, transient ones are retried. `usage`:
- * what the failed job had spent (origin requests, bytes, engine time), charged to the inspection.
- */
-export class RunnerError extends Error {
-  constructor(readonly code: string, message: string, readonly permanent: boolean, readonly usage?: RunnerUsage) {
-    super(message);
-    this.name = "RunnerError";
-  }
-}
+import { RunnerError } from "./runner-error.ts";
+
+export { RunnerError };
 
 const permanentCodes = new Set([
   "INVALID_PAYLOAD", "SSRF_BLOCKED", "RESOURCE_NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA", "CORRUPT_MEDIA", "IMAGE_TOO_LARGE",
