@@ -4,7 +4,7 @@
  *   flac-10h-8ch       0.9 MB FLAC declaring (and holding) ten hours of 8-channel silence, expand=waveform
  *   heic-grid-lying    a grid of 256 512x512 HEVC tiles (67 Mpx) whose ispe boxes say 64x64 tiles and a 512x512 grid
  *   heic-grid-8736     an honest 8736x5856 grid of 216 tiles (51 Mpx, a phone's layout) with a 320x214 thumbnail item
- *   storyboard-8k-100  100 all-keyframe 7680x4320 H.264 frames, expand=storyboard
+ *   storyboard-8k-100  100 all-keyframe 7680x4320 H.264 frames (36 MB), expand=storyboard
  * Each inspection is run as the Worker runs it: a job, then the Worker's own retry policy (decideRetry of the
  * tree under test, default config: 5 attempts) deciding whether another job follows, each retry with the budget
  * the Worker would send (what the earlier jobs left). Retry delays are not waited. Engines are watched in /proc
@@ -36,7 +36,7 @@ writeOnce(join(dir, "grid-8736x5856.heic"), () => gridHeic({
   tile, tileWidth: 512, tileHeight: 512, columns: 18, rows: 12, width: 8736, height: 5856, thumb: { file: thumb, width: 320, height: 214 },
 }));
 writeOnce(join(dir, "grid-lying.heic"), () => gridHeic({ tile, tileWidth: 64, tileHeight: 64, columns: 16, rows: 16, width: 512, height: 512 }));
-if ((!only || only.startsWith("storyboard")) && !existsSync(join(dir, "keyframes-8k-100.mp4"))) keyframeVideo(join(dir, "keyframes-8k-100.mp4"), 7680, 4320, 100);
+if ((!only || only.startsWith("storyboard")) && !existsSync(join(dir, "keyframes-8k-100.mp4"))) keyframeVideo(join(dir, "keyframes-8k-100.mp4"), 7680, 4320, 100, 51);
 
 const scenarios = [
   { name: "flac-10h-8ch", file: "ten-hours-8ch.flac", category: "audio", stages: ["metadata", "waveform"] },

@@ -5,7 +5,7 @@
  * video of all-keyframes for storyboards. Shared by the runner tests and bench/hostile-cost.ts.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { heifItemData, readHeifItems } from "../../media-runner/src/media/heif-items.ts";
 
 function crc8(bytes: Uint8Array): number {
@@ -85,6 +85,7 @@ export function makeHeic(out: string, width: number, height: number, thumb?: num
     const png = `${tmp}.png`;
     execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", `mandelbrot=s=${width}x${height}`, "-frames:v", "1", png]);
     execFileSync("heif-enc", ["-q", "40", ...(thumb ? ["-t", String(thumb)] : []), "-o", tmp, png], { stdio: ["ignore", "ignore", "pipe"] });
+    rmSync(png);
   });
 }
 
@@ -108,11 +109,11 @@ export function lyingIspe(heic: Buffer, from: { width: number; height: number },
  * An all-keyframe H.264 MP4 (faststart) of `frames` frames of width x height at 1 fps: every frame a keyframe,
  * so a storyboard's tiles are each one full-size decode.
  */
-export function keyframeVideo(out: string, width: number, height: number, frames: number): string {
+export function keyframeVideo(out: string, width: number, height: number, frames: number, crf = 45): string {
   return once(out, (tmp) => {
     execFileSync("ffmpeg", [
       "-v", "error", "-y", "-f", "lavfi", "-i", `testsrc2=s=${width}x${height}:r=1:d=${frames}`,
-      "-c:v", "libx264", "-preset", "ultrafast", "-crf", "45", "-g", "1", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", tmp,
+      "-c:v", "libx264", "-preset", "ultrafast", "-crf", String(crf), "-g", "1", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4", tmp,
     ]);
   });
 }
