@@ -2,6 +2,7 @@
  * What hostile inputs cost the media runner, per inspection: runner jobs, engine-seconds (wall time of engine
  * processes, summed), engine CPU-seconds and peak engine memory, for the third review's scenarios:
  *   flac-10h-8ch       0.9 MB FLAC declaring (and holding) ten hours of 8-channel silence, expand=waveform
+ *   heic-lying-ispe    an 8000x8000 HEVC picture (64 Mpx) whose ispe says 64x64 (the default wall is 50 Mpx)
  *   heic-grid-lying    a grid of 256 512x512 HEVC tiles (67 Mpx) whose ispe boxes say 64x64 tiles and a 512x512 grid
  *   heic-grid-8736     an honest 8736x5856 grid of 216 tiles (51 Mpx, a phone's layout) with a 320x214 thumbnail item
  *   storyboard-8k-100  100 all-keyframe 7680x4320 H.264 frames (36 MB), expand=storyboard
@@ -20,7 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { gridHeic, keyframeVideo, makeHeic, silentFlac, writeOnce } from "../test/support/hostile-inputs.ts";
+import { gridHeic, keyframeVideo, lyingIspe, makeHeic, silentFlac, writeOnce } from "../testkit/hostile-inputs.ts";
 import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
 
 const tree = resolve(process.env.BENCH_TREE ?? join(import.meta.dirname, ".."));
@@ -35,11 +36,16 @@ const thumb = makeHeic(join(dir, "thumb-320x214.heic"), 320, 214);
 writeOnce(join(dir, "grid-8736x5856.heic"), () => gridHeic({
   tile, tileWidth: 512, tileHeight: 512, columns: 18, rows: 12, width: 8736, height: 5856, thumb: { file: thumb, width: 320, height: 214 },
 }));
+if (!only || only === "heic-lying-ispe") {
+  const big = makeHeic(join(dir, "plain-8000.heic"), 8000, 8000);
+  writeOnce(join(dir, "lying-ispe-8000.heic"), () => lyingIspe(readFileSync(big), { width: 8000, height: 8000 }, { width: 64, height: 64 }));
+}
 writeOnce(join(dir, "grid-lying.heic"), () => gridHeic({ tile, tileWidth: 64, tileHeight: 64, columns: 16, rows: 16, width: 512, height: 512 }));
 if ((!only || only.startsWith("storyboard")) && !existsSync(join(dir, "keyframes-8k-100.mp4"))) keyframeVideo(join(dir, "keyframes-8k-100.mp4"), 7680, 4320, 100, 51);
 
 const scenarios = [
   { name: "flac-10h-8ch", file: "ten-hours-8ch.flac", category: "audio", stages: ["metadata", "waveform"] },
+  { name: "heic-lying-ispe", file: "lying-ispe-8000.heic", category: "image", stages: ["metadata", "thumbnail", "placeholder", "palette"] },
   { name: "heic-grid-lying", file: "grid-lying.heic", category: "image", stages: ["metadata", "thumbnail", "placeholder", "palette"] },
   { name: "heic-grid-8736", file: "grid-8736x5856.heic", category: "image", stages: ["metadata", "thumbnail", "placeholder", "palette"] },
   { name: "storyboard-8k-100", file: "keyframes-8k-100.mp4", category: "video", stages: ["storyboard"] },

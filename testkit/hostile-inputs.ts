@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { heifItemData, readHeifItems } from "../../media-runner/src/media/heif-items.ts";
+import { heifItemData, readHeifItems } from "../media-runner/src/media/heif-items.ts";
 
 function crc8(bytes: Uint8Array): number {
   let crc = 0;
@@ -79,11 +79,16 @@ function once(out: string, make: (tmp: string) => void): string {
   return out;
 }
 
-/** A HEIC of a `width` x `height` fractal, by heif-enc (x265), with an embedded thumbnail of `thumb` px if given. */
+/**
+ * A HEIC of a `width` x `height` fractal (drawn at most 2000 px a side, then scaled: lavfi's mandelbrot cannot
+ * allocate larger), by heif-enc (x265), with an embedded thumbnail of `thumb` px if given.
+ */
 export function makeHeic(out: string, width: number, height: number, thumb?: number): string {
   return once(out, (tmp) => {
     const png = `${tmp}.png`;
-    execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", `mandelbrot=s=${width}x${height}`, "-frames:v", "1", png]);
+    const drawn = { w: Math.min(width, 2000), h: Math.min(height, 2000) };
+    execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", `mandelbrot=s=${drawn.w}x${drawn.h}`, "-frames:v", "1",
+      "-vf", `scale=${width}:${height}`, png]);
     execFileSync("heif-enc", ["-q", "40", ...(thumb ? ["-t", String(thumb)] : []), "-o", tmp, png], { stdio: ["ignore", "ignore", "pipe"] });
     rmSync(png);
   });
@@ -122,7 +127,6 @@ export function writeOnce(out: string, bytes: () => Buffer): string {
   return once(out, (tmp) => writeFileSync(tmp, bytes()));
 }
 
-export { readFileSync };
 
 // ---- A grid HEIC built by hand from heif-enc's single pictures (heif-enc 1.15 writes no grids) ----
 
