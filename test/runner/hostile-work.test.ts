@@ -10,10 +10,11 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
-import { storyboardMaxDecodedPixels, waveformMaxDecodedSamples } from "../../media-runner/src/media/work-walls.ts";
+import { boundStoryboardPlan, storyboardMaxDecodedPixels, waveformMaxDecodedSamples } from "../../media-runner/src/media/work-walls.ts";
+import { storyboardPlan } from "../../shared/media/storyboard-plan.ts";
 import { inspectionEngineSecondsBudget } from "../../shared/limits.ts";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
-import { gridHeic, keyframeVideo, lyingIspe, makeHeic, silentFlac, writeOnce } from "../support/hostile-inputs.ts";
+import { gridHeic, keyframeVideo, lyingIspe, makeHeic, silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
 import { processRequest, testApp } from "./support/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
@@ -148,6 +149,18 @@ describe("the HEIF pixel wall reads the coded picture, not the ispe", { timeout:
 });
 
 describe("storyboards are bounded by pixels decoded", { timeout: 120_000 }, () => {
+  it("keeps every tile up to 4K and takes every k-th tile above it", () => {
+    const plan = storyboardPlan(600); // 60 tiles, 10 s apart
+    expect(boundStoryboardPlan(plan, 1920 * 1080)).toEqual(plan);
+    expect(boundStoryboardPlan(plan, 3840 * 2160)).toEqual(plan);
+    const eightK = boundStoryboardPlan(plan, 7680 * 4320);
+    expect(eightK.tiles * 7680 * 4320).toBeLessThanOrEqual(storyboardMaxDecodedPixels);
+    expect(eightK.interval).toBe(plan.interval * Math.ceil(plan.tiles / eightK.tiles));
+    expect(eightK.tiles * eightK.interval).toBeGreaterThanOrEqual(plan.tiles * plan.interval);
+    // A single frame over the bound still gets its one tile (the decoder's own pixel limit judges that frame).
+    expect(boundStoryboardPlan(plan, 2 * storyboardMaxDecodedPixels).tiles).toBe(1);
+  });
+
   it("an 8K all-keyframe video gets as many tiles as fit storyboardMaxDecodedPixels, not one per second", async () => {
     const res = await processRequest(app, { url: url("keyframes-8k.mp4"), category: "video", stages: ["storyboard"] });
     expect(res.statusCode, res.body).toBe(200);

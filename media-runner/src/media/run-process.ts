@@ -24,6 +24,8 @@ export interface RunOptions {
   httpProxy?: string;
   /** Bytes written to the child's standard input (then closed); without it stdin is closed from the start. */
   stdin?: Buffer;
+  /** Variables added to the child's environment. */
+  extraEnv?: Record<string, string>;
 }
 
 export interface RunResult {
@@ -112,7 +114,7 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     const [file, argv] = limitedCommand(command, args, options.addressSpaceBytes ?? engineAddressSpaceBytes());
     const priority = currentEnginePriority();
     const launch = launchEngine(file, argv, {
-      env: engineEnvironment(options.httpProxy),
+      env: { ...engineEnvironment(options.httpProxy), ...options.extraEnv },
       maxStdoutBytes: options.maxStdoutBytes,
       maxStderrChars,
       nice: priority?.nice ?? 0,
