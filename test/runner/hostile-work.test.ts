@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { boundStoryboardPlan, storyboardMaxDecodedPixels, waveformMaxDecodedSamples } from "../../media-runner/src/media/work-walls.ts";
 import { storyboardPlan } from "../../shared/media/storyboard-plan.ts";
+import { planHeifDecode } from "../../media-runner/src/media/heif-wall.ts";
+import { RunnerError } from "../../media-runner/src/errors.ts";
 import { inspectionEngineSecondsBudget } from "../../shared/limits.ts";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { gridHeic, keyframeVideo, lyingIspe, makeHeic, silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
@@ -137,6 +139,22 @@ describe("the HEIF pixel wall reads the coded picture, not the ispe", { timeout:
     const result = RunnerResponse.parse(res.json());
     expect(result.metadata?.image).toMatchObject({ width: 2000, height: 1500 });
     expect(result.thumbnail).toMatchObject({ width: 320, height: 240 });
+  });
+
+  it("refuses a HEIF whose boxes cannot be read (truncated, or sizes past their parent) as corrupt, without decoding", () => {
+    const heic = readFileSync(join(dir, "plain-2000.heic"));
+    const meta = heic.indexOf("meta", 0, "latin1");
+    const cases = [heic.subarray(0, meta + 40), Buffer.from(heic).fill(0xff, meta + 8, meta + 12), Buffer.from("not a heif at all, just text")];
+    for (const bytes of cases) {
+      let thrown: unknown;
+      try {
+        planHeifDecode(bytes, 50_000_000);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(RunnerError);
+      expect((thrown as RunnerError).code).toBe("CORRUPT_MEDIA");
+    }
   });
 
   it("refuses an honest HEIC over the wall without a thumbnail, before decoding", async () => {

@@ -327,8 +327,12 @@ export function hevcItemSize(file: HeifFile, bytes: Buffer, item: HeifItem): Pic
   const sps = item.hvcc?.nalUnits.find((nal) => hevcNalType(nal) === spsNalType);
   if (sps) return hevcSpsSize(sps);
   const lengthSize = item.hvcc?.lengthSize ?? 4;
-  const data = heifItemData(file, bytes, { ...item, location: item.location && { ...item.location, extents: item.location.extents.slice(0, 1) } }, Number.MAX_SAFE_INTEGER)
-    .subarray(0, inBandSearchBytes);
+  // Only the first bytes of the first extent: an item of any size costs the same to check.
+  const first = item.location?.extents[0];
+  const from = item.location?.method === 1 ? file.idat : bytes;
+  const length = first && (first.length === 0 ? Math.max(0, from.length - first.offset) : first.length);
+  const head = first && { offset: first.offset, length: Math.min(length!, inBandSearchBytes) };
+  const data = heifItemData(file, bytes, { ...item, location: item.location && head && { method: item.location.method, extents: [head] } }, inBandSearchBytes);
   for (let offset = 0; offset + lengthSize <= data.length; ) {
     const length = data.readUIntBE(offset, lengthSize);
     const nal = data.subarray(offset + lengthSize, offset + lengthSize + length);
