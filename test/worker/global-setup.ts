@@ -12,7 +12,7 @@ import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-r
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
 import { startRunnerGate } from "../support/runner-gate.ts";
-import { silentFlac, writeOnce } from "../support/hostile-inputs.ts";
+import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 import { startFakeOembed } from "../support/fake-oembed.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
