@@ -41,6 +41,19 @@ export function originBudgetSpentMessage(kind: keyof OriginBudgetAmounts): strin
     : `the inspection's origin byte budget is spent (inspectionOriginByteBudget: ${inspectionOriginByteBudget / 1024 / 1024} MiB per inspection, Worker and runner together)`;
 }
 
+/**
+ * Engine time one inspection may spend, all its runner jobs together (a retry gets what earlier jobs left):
+ * wall-clock seconds of every engine process (ffprobe, ffmpeg, heif-convert) summed, so two engines running
+ * at once count twice. The largest legitimate inspection here (the full profile of a 4K video with a
+ * 100-tile storyboard, or an hour of stereo audio's waveform) takes well under this on an idle machine.
+ */
+export const inspectionEngineSecondsBudget = 40;
+
+/** The reason given when the engine-time budget is spent (a stage's failure reason, or the job's error). */
+export function engineBudgetSpentMessage(): string {
+  return `the inspection's engine time budget is spent (inspectionEngineSecondsBudget: ${inspectionEngineSecondsBudget} engine-seconds per inspection, all runner jobs together)`;
+}
+
 /** A storyboard's most tiles, and its sprite's columns (the schema and the runner's plan both read these). */
 export const storyboardMaxTiles = 100;
 export const storyboardColumns = 10;

@@ -50,8 +50,8 @@ export interface AppOptions {
 }
 
 
-function errorBody(code: RunnerErrorBody["error"]["code"], message: string): RunnerErrorBody {
-  return { status: "error", error: { code, message } };
+function errorBody(code: RunnerErrorBody["error"]["code"], message: string, usage?: RunnerErrorBody["error"]["usage"]): RunnerErrorBody {
+  return { status: "error", error: { code, message, ...(usage ? { usage } : {}) } };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -99,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       else request.log.info({ code: error.code, detail: error.detail }, error.message);
       // 503 means "not now": say when to come back (busy, or handed back during shutdown).
       if (error.status === 503) void reply.header("retry-after", String(handBackRetryAfterSeconds));
-      return reply.code(error.status).send(errorBody(error.code, error.message));
+      return reply.code(error.status).send(errorBody(error.code, error.message, error.usage));
     }
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
@@ -139,8 +139,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     let started = received;
     // One structured line per job (queue wait, run time and its steps, outcome); the request line fastify writes
     // has no job facts.
-    const logJob = (outcome: string, code?: string, timings?: Record<string, number>) =>
-      request.log.info({ job: { ...job, outcome, ...(code ? { code } : {}), waitMs: Math.round(started - received), ms: Math.round(performance.now() - started), ...(timings ? { timings } : {}) } }, "job");
+    const logJob = (outcome: string, code?: string, timings?: Record<string, number>, engineMs?: number) =>
+      request.log.info({ job: { ...job, outcome, ...(code ? { code } : {}), waitMs: Math.round(started - received), ms: Math.round(performance.now() - started), ...(timings ? { timings } : {}), ...(engineMs !== undefined ? { engineMs } : {}) } }, "job");
     const ticket = shutdown.admit();
     try {
       // A job still waiting for a slot when shutdown begins is handed back at once (ticket.handedBack).
@@ -156,16 +156,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }).catch((error: unknown) => {
             if (ticket.signal.aborted) throw ticket.signal.reason;
             if (deadline.aborted) {
-              throw new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);
+              const late = new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);
+              if (isRunnerError(error) && error.usage) late.usage = error.usage;
+              throw late;
             }
             throw error;
           });
         }, AbortSignal.any([cancel.signal, ticket.signal]), parsed.data.client),
       ]);
-      logJob("ok", undefined, result.timings);
+      logJob("ok", undefined, result.timings, result.engineMs);
       return result;
     } catch (error) {
-      logJob("error", isRunnerError(error) ? error.code : "INTERNAL_ERROR");
+      logJob("error", isRunnerError(error) ? error.code : "INTERNAL_ERROR", undefined, isRunnerError(error) ? error.usage?.engineMs : undefined);
       throw error;
     } finally {
       ticket.done();

@@ -1,4 +1,4 @@
-import type { RunnerErrorCode } from "../../shared/shapes/runner.ts";
+import type { RunnerErrorCode, RunnerUsage } from "../../shared/shapes/runner.ts";
 
 const statusByCode: Readonly<Record<RunnerErrorCode, number>> = {
   INVALID_PAYLOAD: 400,
@@ -23,6 +23,8 @@ const statusByCode: Readonly<Record<RunnerErrorCode, number>> = {
  */
 export class RunnerError extends Error {
   readonly status: number;
+  /** What the job had spent when it failed (set by processJob): the Worker charges it to the inspection. */
+  usage?: RunnerUsage;
   constructor(
     readonly code: RunnerErrorCode,
     message: string,

@@ -41,6 +41,7 @@ export function buildFullData(record: ResourceRecord, baseUrl?: string): Inspect
       stages: buildStageDiagnostics(record),
       bytesFetched: buildBytes(record),
       ...(record.transfer ? { bytesPulled: record.transfer.bytes, requests: record.transfer.requests, redirects: record.transfer.redirects } : {}),
+      ...(record.transfer?.engineMs !== undefined ? { engineMs: record.transfer.engineMs } : {}),
     },
     network: { headers: withoutCookies(record.probe.headers) },
     ...(record.category === "webpage" ? { page: buildPage(record) } : {}),

@@ -24,6 +24,8 @@ export const Diagnostics = z.object({
     .meta({ description: "HTTP requests the whole inspection made to the origin (edge and runner); each redirect hop is one more, counted in redirects" }),
   redirects: z.number().int().nonnegative().optional()
     .meta({ description: "Redirect hops followed, edge and runner together" }),
+  engineMs: z.number().int().nonnegative().optional()
+    .meta({ description: "Engine milliseconds the media runner spent on the inspection, every job (failed ones and retries) together: wall time of its engine processes, summed, out of the engine-time budget (inspectionEngineSecondsBudget)" }),
   stageErrors: z.array(StageError).optional()
     .meta({ description: "Why each stage in processing.failedStages failed. Present only when a stage failed." }),
   stages: z.record(z.string(), StageDiagnostics).optional().meta({ description: "Per registered stage: state, engine, time, failure reason" }),

@@ -27,6 +27,8 @@ export const Transfer = z.object({
   bytes: z.number().int().nonnegative(),
   requests: z.number().int().nonnegative(),
   redirects: z.number().int().nonnegative(),
+  /** Engine milliseconds the runner spent on the inspection, failed jobs included (its engine-time budget). */
+  engineMs: z.number().int().nonnegative().optional(),
 });
 export type Transfer = z.infer<typeof Transfer>;
 

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./media-data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
-import { inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
+import { inspectionEngineSecondsBudget, inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
 import { maxCodecEntries, maxCodecEntryLength } from "../media/codec-string.ts";
 
 export const runnerApiVersion = "v1";
@@ -75,6 +75,8 @@ export const RunnerBudget = z.object({
     .meta({ description: "Origin requests the runner may still make for this job (every redirect hop counts)" }),
   bytes: z.number().int().nonnegative().max(inspectionOriginByteBudget)
     .meta({ description: "Bytes the runner may still pull from origins for this job" }),
+  engineMs: z.number().int().nonnegative().max(inspectionEngineSecondsBudget * 1000).optional()
+    .meta({ description: "Engine milliseconds (wall time of engine processes, summed) this job may still spend; absent: the whole inspectionEngineSecondsBudget" }),
 });
 export type RunnerBudget = z.infer<typeof RunnerBudget>;
 
@@ -177,6 +179,8 @@ export const RunnerResponse = z.object({
     .meta({ description: "Bytes the runner pulled from the origin for this request" }),
   requests: z.number().int().nonnegative().optional().meta({ description: "HTTP requests the runner made to the origin" }),
   redirects: z.number().int().nonnegative().optional().meta({ description: "Redirect hops the runner followed" }),
+  engineMs: z.number().int().nonnegative().optional()
+    .meta({ description: "Engine milliseconds the job spent (wall time of its engine processes, summed), charged to the inspection's budget" }),
   stages: z.partialRecord(RunnerStage, RunnerStageOutcome).optional()
     .meta({ description: "Per requested stage: done, failed (with a reason) or skipped. Metadata and previews end independently." }),
   detected: RunnerDetected.optional()
@@ -204,9 +208,17 @@ export const runnerErrorCodes = [
 export const RunnerErrorCode = z.enum(runnerErrorCodes);
 export type RunnerErrorCode = z.infer<typeof RunnerErrorCode>;
 
+/** What a job spent before it failed: the Worker charges it to the inspection, so a retry gets only what is left. */
+export const RunnerUsage = z.object({
+  requests: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  engineMs: z.number().int().nonnegative(),
+});
+export type RunnerUsage = z.infer<typeof RunnerUsage>;
+
 export const RunnerErrorBody = z.object({
   status: z.literal("error"),
-  error: z.object({ code: RunnerErrorCode, message: z.string() }),
+  error: z.object({ code: RunnerErrorCode, message: z.string(), usage: RunnerUsage.optional() }),
 });
 export type RunnerErrorBody = z.infer<typeof RunnerErrorBody>;
 

@@ -58,6 +58,12 @@ export async function runnerClients(mediaUrl: string): Promise<string[]> {
   return all[mediaUrl] ?? [];
 }
 
+/** RunnerRequest.budget of each runner call for a media URL, as the gate saw them (null for a call without one). */
+export async function runnerBudgets(mediaUrl: string): Promise<Array<{ requests: number; bytes: number; engineMs?: number } | null>> {
+  const all = (await (await fetch(`${origin}/__extra/runnerBudgets`)).json()) as Record<string, Array<{ requests: number; bytes: number; engineMs?: number } | null>>;
+  return all[mediaUrl] ?? [];
+}
+
 export interface Delivery {
   path: string;
   headers: Record<string, string>;

@@ -12,6 +12,7 @@ import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-r
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
 import { startRunnerGate } from "../support/runner-gate.ts";
+import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 import { startFakeOembed } from "../support/fake-oembed.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
@@ -44,6 +45,8 @@ export default async function setup(project: TestProject) {
   ensureHeadFixtures(mediaDir, join(root, "fixtures", "images"));
   ensureHostileMp4s(mediaDir);
   ensureDepthFixtures(mediaDir);
+  // 0.9 MB of FLAC declaring ten hours of 8-channel audio (test/worker/hostile-retries.test.ts).
+  writeOnce(join(mediaDir, "ten-hours-8ch.flac"), () => silentFlac({ hours: 10, channels: 8, sampleRate: 48000 }));
   const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
   project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file) => [file,
     ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));
@@ -86,6 +89,7 @@ export default async function setup(project: TestProject) {
   extras.runnerCalls = () => gate.calls();
   extras.runnerRequestIds = () => gate.requestIds();
   extras.runnerClients = () => gate.clients();
+  extras.runnerBudgets = () => gate.budgets();
   extras.oembed = () => oembed.requests;
   project.provide("runnerUrl", gate.url);
   project.provide("runnerToken", runnerToken);

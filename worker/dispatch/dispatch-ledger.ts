@@ -19,6 +19,8 @@ export interface DispatchRow {
   attempt: number;
   /** After this time the work is lost unless it finished. */
   deadline: number;
+  /** The inspection that asked for the work (request id, caller key): a re-dispatch keeps them. */
+  caller?: { requestId?: string; client?: string };
 }
 
 export class DispatchLedger {
@@ -29,7 +31,13 @@ export class DispatchLedger {
   /** The table is created on first use, so an object that never dispatches writes none (issue 14 item 5). */
   private get sql(): SqlStorage {
     if (!this.schemaReady) {
-      this.raw.exec(`CREATE TABLE IF NOT EXISTS dispatch (id INTEGER PRIMARY KEY AUTOINCREMENT, stages TEXT NOT NULL, via TEXT NOT NULL, owner TEXT NOT NULL, attempt INTEGER NOT NULL, deadline INTEGER NOT NULL)`);
+      this.raw.exec(`CREATE TABLE IF NOT EXISTS dispatch (id INTEGER PRIMARY KEY AUTOINCREMENT, stages TEXT NOT NULL, via TEXT NOT NULL, owner TEXT NOT NULL, attempt INTEGER NOT NULL, deadline INTEGER NOT NULL, caller TEXT)`);
+      // A table made before the caller was kept gets the column (the error says it is there already).
+      try {
+        this.raw.exec(`ALTER TABLE dispatch ADD COLUMN caller TEXT`);
+      } catch {
+        // present
+      }
       this.schemaReady = true;
     }
     return this.raw;
@@ -37,17 +45,20 @@ export class DispatchLedger {
 
   add(row: Omit<DispatchRow, "id">): number {
     const [inserted] = this.sql
-      .exec<{ id: number }>(`INSERT INTO dispatch (stages, via, owner, attempt, deadline) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-        JSON.stringify(row.stages), row.via, row.owner, row.attempt, row.deadline)
+      .exec<{ id: number }>(`INSERT INTO dispatch (stages, via, owner, attempt, deadline, caller) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+        JSON.stringify(row.stages), row.via, row.owner, row.attempt, row.deadline, row.caller ? JSON.stringify(row.caller) : null)
       .toArray();
     return inserted!.id;
   }
 
   all(): DispatchRow[] {
     return this.sql
-      .exec<{ id: number; stages: string; via: string; owner: string; attempt: number; deadline: number }>(`SELECT * FROM dispatch ORDER BY id`)
+      .exec<{ id: number; stages: string; via: string; owner: string; attempt: number; deadline: number; caller: string | null }>(`SELECT * FROM dispatch ORDER BY id`)
       .toArray()
-      .map((r) => ({ id: r.id, stages: JSON.parse(r.stages) as StageName[], via: r.via as DispatchVia, owner: r.owner, attempt: r.attempt, deadline: r.deadline }));
+      .map((r) => ({
+        id: r.id, stages: JSON.parse(r.stages) as StageName[], via: r.via as DispatchVia, owner: r.owner, attempt: r.attempt, deadline: r.deadline,
+        ...(r.caller ? { caller: JSON.parse(r.caller) as DispatchRow["caller"] } : {}),
+      }));
   }
 
   remove(id: number): void {

@@ -16,16 +16,21 @@
 import type { Config } from "../config/config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import type { RunnerHead } from "../../shared/shapes/runner.ts";
+import type { RunnerHead, RunnerUsage } from "../../shared/shapes/runner.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
 import { DispatchLedger, type DispatchVia } from "./dispatch-ledger.ts";
-import { decideRetry } from "./retry-policy.ts";
+import { asRunnerError, decideRetry } from "./retry-policy.ts";
 import { performRunnerWork, type RunnerWork } from "./runner-work.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
 
 /** What a log line about runner work names: the resource, its stages, the inspection that asked, the error. */
 function workFields(work: RunnerWork, err: unknown): Record<string, unknown> {
   return { resource: work.key, stages: work.stages, ...(work.requestId ? { requestId: work.requestId } : {}), error: errorField(err) };
+}
+
+/** The caller fields of runner work, as the ledger keeps them. */
+function callerOf(work: RunnerWork): DispatchCaller {
+  return { ...(work.requestId ? { requestId: work.requestId } : {}), ...(work.client ? { client: work.client } : {}) };
 }
 
 /** Time after RUNNER_TIMEOUT_MS before a running call counts as lost (the call's own deadline fires first). */
@@ -46,7 +51,8 @@ export interface DispatchHost {
   /** The edge's bytes for the first direct call, handed over once (later calls and the queue go without). */
   takeHead(): RunnerHead | undefined;
   apply(outcome: RunnerOutcome): Promise<void>;
-  noteRetry(stages: StageName[], reason: string): void;
+  /** A failed call's spending, charged to the inspection before it is retried (or ends). */
+  noteRetry(stages: StageName[], reason: string, usage?: RunnerUsage): void;
   /** An alarm at or before `at`. */
   wakeAt(at: number): Promise<void>;
 }
@@ -63,8 +69,8 @@ export class RunnerDispatcher {
 
   /**
    * Starts runner work for stages (already marked queued on the record). Rejects only if the queue refused.
-   * `caller`: the inspection that asked for it, for the log lines and the runner's per-caller shares (a
-   * watchdog re-dispatch has none).
+   * `caller`: the inspection that asked for it, for the log lines and the runner's per-caller shares; the
+   * ledger keeps it, so a watchdog re-dispatch and a retry carry it too.
    */
   async dispatch(stages: StageName[], via: DispatchVia, attempt = 1, caller: DispatchCaller = {}): Promise<void> {
     const planned = this.host.work(stages);
@@ -78,7 +84,7 @@ export class RunnerDispatcher {
     if (via === "queue") return this.enqueue(work, attempt, 0);
     const config = this.host.config();
     const now = Date.now();
-    const id = this.ledger.add({ stages, via, owner: this.incarnation, attempt, deadline: now + config.RUNNER_TIMEOUT_MS + lostMargin });
+    const id = this.ledger.add({ stages, via, owner: this.incarnation, attempt, deadline: now + config.RUNNER_TIMEOUT_MS + lostMargin, caller: callerOf(work) });
     await this.host.wakeAt(now + config.DISPATCH_WATCHDOG_MS);
     const call: Promise<void> = this.callDirect(id, work, attempt, head)
       .catch((err) => logEvent("error", "direct runner dispatch failed; the watchdog will retry it", workFields(work, err)))
@@ -101,8 +107,10 @@ export class RunnerDispatcher {
       const stages = this.host.stillPending(work.stages);
       if (stages.length === 0) return;
       const decision = decideRetry(err, attempt, config);
-      if (decision.kind === "fail") return this.host.apply({ stages, error: decision.reason });
-      this.host.noteRetry(stages, decision.reason);
+      const usage = asRunnerError(err).usage;
+      if (decision.kind === "fail") return this.host.apply({ stages, error: decision.reason, ...(usage ? { usage } : {}) });
+      this.host.noteRetry(stages, decision.reason, usage);
+      // The retry's budget is what is left after this call's spending (the consumer asks the object again).
       await this.enqueue({ ...work, stages }, attempt + 1, decision.delaySeconds).catch((error) =>
         logEvent("error", "runner retry could not be queued; the watchdog will dispatch it", workFields(work, error)));
       return;
@@ -114,7 +122,7 @@ export class RunnerDispatcher {
   private async enqueue(work: RunnerWork, attempt: number, delaySeconds: number): Promise<void> {
     const config = this.host.config();
     const deadline = Date.now() + delaySeconds * 1000 + config.QUEUE_PICKUP_GRACE_MS;
-    const id = this.ledger.add({ stages: work.stages, via: "queue", owner: this.incarnation, attempt, deadline });
+    const id = this.ledger.add({ stages: work.stages, via: "queue", owner: this.incarnation, attempt, deadline, caller: callerOf(work) });
     const message: EnrichMessage = { version: 1, ...work, attempt };
     try {
       await this.host.env.ENRICH_QUEUE.send(message, delaySeconds > 0 ? { delaySeconds } : undefined);
@@ -153,7 +161,7 @@ export class RunnerDispatcher {
         continue;
       }
       this.host.noteRetry(stages, why);
-      await this.dispatch(stages, "direct", row.attempt + 1);
+      await this.dispatch(stages, "direct", row.attempt + 1, row.caller ?? {});
     }
     return this.nextWake(now);
   }

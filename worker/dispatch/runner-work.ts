@@ -5,7 +5,9 @@
 import type { Config } from "../config/config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { runnerStagesOf } from "../../shared/stages/index.ts";
-import { callRunner } from "../runner/runner-client.ts";
+import { callRunner, RunnerError } from "../runner/runner-client.ts";
+import { engineBudgetSpentMessage, inspectionEngineSecondsBudget } from "../../shared/limits.ts";
+import type { RunnerBudget } from "../../shared/shapes/runner.ts";
 import { previewRevision, revisionLength, thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
@@ -26,9 +28,17 @@ export function runnerWorkFor(record: ResourceRecord, stages: StageName[]): Runn
     revision: previewRevision(record),
     ...(durationHint !== undefined ? { durationHint } : {}),
     ...(record.results.streamPreview ? { stream: record.results.streamPreview } : {}),
-    // The runner's share of the inspection's origin budget: what the edge (and earlier runner calls) left.
-    budget: budgetAfter(record.transfer).remaining(),
+    budget: inspectionBudgetLeft(record),
   };
+}
+
+/**
+ * The runner's share of the inspection's budget: the origin requests and bytes the edge and earlier runner
+ * calls left, and the engine time earlier runner calls (failed ones included) left.
+ */
+export function inspectionBudgetLeft(record: ResourceRecord): RunnerBudget {
+  const engineMs = Math.max(0, inspectionEngineSecondsBudget * 1000 - (record.transfer?.engineMs ?? 0));
+  return { ...budgetAfter(record.transfer).remaining(), engineMs };
 }
 
 /**
@@ -36,6 +46,8 @@ export function runnerWorkFor(record: ResourceRecord, stages: StageName[]): Runn
  * bytes, on a direct call only (a queue message does not carry them).
  */
 export async function performRunnerWork(env: Env, config: Config, work: RunnerWork, head?: RunnerHead): Promise<RunnerOutcome> {
+  // Nothing left to spend: no runner job is started to be refused.
+  if (work.budget?.engineMs === 0) throw new RunnerError("PAYLOAD_TOO_LARGE", engineBudgetSpentMessage(), true);
   const result = await callRunner(env, config, {
     url: work.url,
     category: work.category,

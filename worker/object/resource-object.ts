@@ -17,12 +17,13 @@ import { jobView } from "../jobs/job-status.ts";
 import { deliverDueWebhooks } from "../webhook/deliver-due.ts";
 import { DispatchLedger } from "../dispatch/dispatch-ledger.ts";
 import { RunnerDispatcher, type DispatchCaller } from "../dispatch/runner-dispatcher.ts";
-import { runnerWorkFor } from "../dispatch/runner-work.ts";
+import { inspectionBudgetLeft, runnerWorkFor } from "../dispatch/runner-work.ts";
+import type { RunnerBudget, RunnerUsage } from "../../shared/shapes/runner.ts";
 import { runnerHeadOf } from "../dispatch/runner-head.ts";
 import { RecordStore } from "./record-store.ts";
 import { OriginErrorMemory } from "./origin-error-memory.ts";
 import { RecordWaiters } from "./record-waiters.ts";
-import { addTransfer } from "../record/transfer.ts";
+import { addTransfer, usageTransfer } from "../record/transfer.ts";
 import { tooOldFor } from "../stages/freshness.ts";
 import { RevalidationFlight } from "./revalidation.ts";
 import { deleteThumbnailsOf } from "./thumbnail-cleanup.ts";
@@ -104,10 +105,11 @@ export class ResourceObject extends DurableObject<Env> {
         return head;
       },
       apply: (outcome) => this.applyRunner(outcome),
-      noteRetry: (stages, reason) => {
+      noteRetry: (stages, reason, usage) => {
         const record = this.record();
         if (!record) return;
         noteRetry(record, stages, reason);
+        if (usage) addTransfer(record, usageTransfer(usage));
         this.save(record);
       },
       wakeAt: (at) => this.scheduleAlarm(at),
@@ -215,28 +217,39 @@ export class ResourceObject extends DurableObject<Env> {
    */
   async applyRunner(outcome: RunnerOutcome): Promise<void> {
     const record = this.record();
-    if (!record || !applyRunnerOutcome(record, outcome)) return;
+    if (!record) return;
+    // A failed job's spending counts whatever its stages became (another call may have ended them).
+    if (outcome.usage) addTransfer(record, usageTransfer(outcome.usage));
+    if (!applyRunnerOutcome(record, outcome)) {
+      if (outcome.usage) this.save(record);
+      return;
+    }
     const r = outcome.result;
-    if (r) addTransfer(record, { bytes: r.bytesFetched ?? 0, requests: r.requests ?? 0, redirects: r.redirects ?? 0 });
+    if (r) addTransfer(record, { bytes: r.bytesFetched ?? 0, requests: r.requests ?? 0, redirects: r.redirects ?? 0, engineMs: r.engineMs ?? 0 });
     await this.recordChanged(record);
     await this.queueRunnerStages(record, this.config.RUNNER_DISPATCH);
     await this.rearmAlarm();
   }
 
-  /** The consumer is about to call the runner for these stages (job status `active`). */
-  async markRunnerStarted(stages: StageName[]): Promise<void> {
+  /**
+   * The consumer is about to call the runner for these stages (job status `active`). Returns what the
+   * inspection has left of its budget now (a retried message carries the budget of its first send).
+   */
+  async markRunnerStarted(stages: StageName[]): Promise<RunnerBudget | undefined> {
     const record = this.record();
-    if (!record) return;
+    if (!record) return undefined;
     const now = Date.now();
     markStarted(record, stages, now);
     this.save(record);
     this.dispatcher.noteQueueProgress(stages, { startedAt: now });
+    return inspectionBudgetLeft(record);
   }
 
-  async noteRunnerRetry(stages: StageName[], error: string, retryInSeconds = 0): Promise<void> {
+  async noteRunnerRetry(stages: StageName[], error: string, retryInSeconds = 0, usage?: RunnerUsage): Promise<void> {
     const record = this.record();
     if (!record) return;
     noteRetry(record, stages, error);
+    if (usage) addTransfer(record, usageTransfer(usage));
     this.save(record);
     this.dispatcher.noteQueueProgress(stages, { retryInSeconds });
   }

@@ -1,7 +1,7 @@
 import { getConfig, type Config } from "../config/config.ts";
 import { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { performRunnerWork } from "../dispatch/runner-work.ts";
-import { decideRetry } from "../dispatch/retry-policy.ts";
+import { asRunnerError, decideRetry } from "../dispatch/retry-policy.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
 import { resourceByName } from "../object/resource-rpc.ts";
 
@@ -48,16 +48,18 @@ async function handleMessage(message: Message<unknown>, env: Env, config: Config
     // Calls made before this message (a failed direct call, a lost message) count against the budget.
     const attempt = (job.attempt ?? 1) + message.attempts - 1;
     try {
-      await stub.markRunnerStarted(stages);
-      await stub.applyRunner(await performRunnerWork(env, config, { ...job, stages }));
+      // The budget the inspection has left now: earlier calls' spending (failed ones too) is charged.
+      const budget = await stub.markRunnerStarted(stages);
+      await stub.applyRunner(await performRunnerWork(env, config, { ...job, stages, ...(budget ? { budget } : {}) }));
       message.ack();
     } catch (err) {
       const decision = decideRetry(err, attempt, config);
+      const usage = asRunnerError(err).usage;
       if (decision.kind === "fail") {
-        await stub.applyRunner({ stages, error: decision.reason });
+        await stub.applyRunner({ stages, error: decision.reason, ...(usage ? { usage } : {}) });
         message.ack();
       } else {
-        await stub.noteRunnerRetry(stages, decision.reason, decision.delaySeconds);
+        await stub.noteRunnerRetry(stages, decision.reason, decision.delaySeconds, usage);
         message.retry({ delaySeconds: decision.delaySeconds });
       }
     }

@@ -1,4 +1,4 @@
-import type { RunnerResponse, RunnerStage } from "../../shared/shapes/runner.ts";
+import type { RunnerResponse, RunnerStage, RunnerUsage } from "../../shared/shapes/runner.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { runnerStagesOf, stageDefinition, type EngineOutput } from "../../shared/stages/index.ts";
@@ -10,6 +10,8 @@ export interface RunnerOutcome {
   /** storedStoryboard: the runner's storyboard once its sprite and track are in R2 (the raw one is not kept). */
   result?: Omit<RunnerResponse, "thumbnail"> & Pick<EngineOutput, "thumbnail"> & { storedStoryboard?: EngineOutput["storyboard"] };
   error?: string;
+  /** A failed job's spending (RunnerError.usage), charged to the inspection. */
+  usage?: RunnerUsage;
 }
 
 /**

@@ -4,13 +4,9 @@ import {
   RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult,
 } from "../../shared/shapes/runner.ts";
 
-/** A runner failure, classified: permanent ones end the stages as failed, transient ones are retried. */
-export class RunnerError extends Error {
-  constructor(readonly code: string, message: string, readonly permanent: boolean) {
-    super(message);
-    this.name = "RunnerError";
-  }
-}
+import { RunnerError } from "./runner-error.ts";
+
+export { RunnerError };
 
 const permanentCodes = new Set([
   "INVALID_PAYLOAD", "SSRF_BLOCKED", "RESOURCE_NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA", "CORRUPT_MEDIA", "IMAGE_TOO_LARGE",
@@ -45,7 +41,7 @@ export async function callRunner(env: Env, config: Config, request: RunnerReques
     const parsed = RunnerErrorBody.safeParse(body);
     const code = parsed.success ? parsed.data.error.code : `HTTP_${response.status}`;
     const message = parsed.success ? parsed.data.error.message : `media runner answered ${response.status}`;
-    throw new RunnerError(code, message, permanentCodes.has(code));
+    throw new RunnerError(code, message, permanentCodes.has(code), parsed.success ? parsed.data.error.usage : undefined);
   }
   const parsed = RunnerResponse.safeParse(body);
   if (!parsed.success) throw new RunnerError("INVALID_RUNNER_RESPONSE", "media runner sent an invalid response", false);

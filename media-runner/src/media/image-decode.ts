@@ -14,7 +14,7 @@ import { svgRootOffset } from "../../../shared/media/svg-sniff.ts";
 import { RunnerError } from "../errors.ts";
 import { runProcess } from "./run-process.ts";
 import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
-import { heifToPngFile } from "./heif-decode.ts";
+import { decodeHeif } from "./heif-decode.ts";
 import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
@@ -73,6 +73,8 @@ export interface DecodeOptions {
 export interface ImageSource {
   input: string | Buffer;
   decoder: ImageDecoder["kind"];
+  /** The picture's own displayed size when what is decoded is smaller (a HEIF's embedded thumbnail). */
+  declared?: { width: number; height: number };
 }
 
 /** A decoded still is far below this as PNG at source size (the pixel limit bounds it). */
@@ -99,7 +101,10 @@ async function ffmpegToPng(file: string, inputArgs: readonly string[], options: 
 export async function openImage(file: string, head: Buffer, options: DecodeOptions): Promise<ImageSource> {
   const decoder = decoderOf(head);
   if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
-  if (decoder.kind === "libheif") return { input: await heifToPngFile(file, options), decoder: "libheif" };
+  if (decoder.kind === "libheif") {
+    const picture = await decodeHeif(file, options);
+    return { input: picture.input, decoder: "libheif", ...(picture.from === "thumbnail" ? { declared: picture.declared } : {}) };
+  }
   // The document from its root element (sharp reads the SVG as a string; the size was capped by the download).
   if (decoder.kind === "svg-root") return { input: (await readFile(file)).subarray(decoder.offset), decoder: "sharp" };
   return { input: file, decoder: "sharp" };

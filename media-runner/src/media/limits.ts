@@ -76,3 +76,15 @@ export function shrinkOnLoadPixels(format: "jpeg" | "webp", width: number, heigh
   }
   return Math.ceil(width / factor) * Math.ceil(height / factor);
 }
+
+/**
+ * Address-space limit of heif-convert (libheif + libde265), given that the pixel wall (heif-wall.ts) has checked
+ * the coded pictures first, and run with two malloc arenas (heif-decode.ts): its libraries (it ran in 96 MiB on
+ * a 4 Mpx picture) plus 12 bytes a pixel (the decoded planes at up to 16 bits, 3 bytes a pixel at 4:2:0, the
+ * RGB(A) copy written to PNG, up to 8, and the tiles' decoder state). A 36 Mpx HEIC peaked at 236 MB resident;
+ * a 43 Mpx grid of 165 tiles at 261 MB resident and ran in 500 MiB of address space. At the default 50 Mpx wall
+ * this is 728 MiB, where ffmpeg's still decode gets over 2 GiB.
+ */
+export function heifConvertAddressSpaceBytes(maxPixels: number): number {
+  return 128 * MiB + 12 * maxPixels;
+}

@@ -7,6 +7,7 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { RunnerError } from "../errors.ts";
 import { launchEngine } from "./engine-launcher.ts";
+import { currentEngineMeter } from "./engine-meter.ts";
 import { currentEnginePriority } from "./engine-priority.ts";
 import { engineAddressSpaceBytes } from "./limits.ts";
 
@@ -23,6 +24,8 @@ export interface RunOptions {
   httpProxy?: string;
   /** Bytes written to the child's standard input (then closed); without it stdin is closed from the start. */
   stdin?: Buffer;
+  /** Variables added to the child's environment. */
+  extraEnv?: Record<string, string>;
 }
 
 export interface RunResult {
@@ -94,10 +97,24 @@ export function engineEnvironment(httpProxy: string | undefined, base: NodeJS.Pr
  */
 export function runProcess(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
+    let failure: RunnerError | undefined;
+    let killEngine = () => {};
+    const kill = (error: RunnerError) => {
+      failure ??= error;
+      killEngine();
+    };
+    // The job's engine-time budget: refused here when spent, killed when it runs out (engine-meter.ts).
+    let metered: () => void;
+    try {
+      metered = currentEngineMeter()?.start(kill) ?? (() => {});
+    } catch (error) {
+      reject(error);
+      return;
+    }
     const [file, argv] = limitedCommand(command, args, options.addressSpaceBytes ?? engineAddressSpaceBytes());
     const priority = currentEnginePriority();
     const launch = launchEngine(file, argv, {
-      env: engineEnvironment(options.httpProxy),
+      env: { ...engineEnvironment(options.httpProxy), ...options.extraEnv },
       maxStdoutBytes: options.maxStdoutBytes,
       maxStderrChars,
       nice: priority?.nice ?? 0,
@@ -108,11 +125,7 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     void launch.pid.then((pid) => {
       if (pid !== undefined && !exited) untrack = priority?.track(pid);
     });
-    let failure: RunnerError | undefined;
-    const kill = (error: RunnerError) => {
-      failure ??= error;
-      launch.kill();
-    };
+    killEngine = () => launch.kill();
     const timer = setTimeout(
       () => kill(new RunnerError("PROCESSING_TIMEOUT", "media processing took too long", `${command} ran past ${options.timeoutMs} ms`)),
       options.timeoutMs,
@@ -124,6 +137,7 @@ export function runProcess(command: string, args: readonly string[], options: Ru
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const settle = () => {
       exited = true;
+      metered();
       untrack?.();
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);

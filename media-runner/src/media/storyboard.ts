@@ -29,6 +29,7 @@ import {
   annexBAccessUnit, Mp4IndexError, parameterSets, selectKeyframes, type KeyframeCodec,
 } from "./mp4-keyframes.ts";
 import { runProcess } from "./run-process.ts";
+import { boundStoryboardPlan } from "./work-walls.ts";
 
 /** ffmpeg runs at a time: the decoders' threads (engineThreads each) already fill the runner's share of cores. */
 export const storyboardConcurrency = 2;
@@ -49,6 +50,8 @@ export interface StoryboardInput {
   height: number;
   /** Clockwise degrees a player turns the picture (the sample tables' decode has no display matrix). */
   rotation?: number;
+  /** Coded pixels of one frame (what the decoder allocates): bounds the tiles by pixels decoded (work-walls.ts). */
+  framePixels?: number;
 }
 
 export type StoryboardFrameOptions = Omit<FrameOptions, "mode" | "maxPx">;
@@ -80,7 +83,7 @@ export async function buildStoryboard(
   input: string, video: StoryboardInput, options: StoryboardFrameOptions, keyframes?: KeyframeReading,
 ): Promise<StoryboardResult> {
   if (!(video.durationSeconds > 0)) throw new RunnerError("UNSUPPORTED_MEDIA", "a storyboard needs the video's duration");
-  const plan = storyboardPlan(video.durationSeconds);
+  const plan = boundStoryboardPlan(storyboardPlan(video.durationSeconds), video.framePixels ?? video.width * video.height);
   const tileWidth = storyboardTileWidth;
   const tileHeight = video.width > 0 && video.height > 0 ? storyboardTileHeight(video.width, video.height) : Math.round((tileWidth * 9) / 16);
   const times = tileTimes(video.durationSeconds, plan.interval, plan.tiles);

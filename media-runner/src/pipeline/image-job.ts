@@ -96,6 +96,9 @@ export async function runImageJob(
   const checkHeader = async (bytes: Buffer) => {
     head = bytes.subarray(0, headerProbeBytes);
     // No pixel limit on this call: it only reads the header, and must see the size to refuse it.
+    // HEIF is checked on its coded pictures after the download (heif-wall.ts): its ispe may lie, and a picture
+    // over the wall may still have an embedded thumbnail within it.
+    if (decoderOf(head).kind === "libheif") return;
     const early = await sharp(head, { limitInputPixels: false }).metadata().catch(() => undefined);
     checkPixels(early, { decoder: decoderOf(head).kind }, box, maxPixels);
   };
@@ -111,7 +114,9 @@ export async function runImageJob(
     const shrinksOnLoad = (meta.width ?? 0) * (meta.height ?? 0) > maxPixels;
     const response: Omit<RunnerResponse, "timings"> = {};
     if (request.stages.includes("metadata")) {
-      response.metadata = { image: toImageMetadata(meta) };
+      const facts = toImageMetadata(meta);
+      // The preview came from a smaller embedded picture: the image's own size is the one reported.
+      response.metadata = { image: image.declared ? { ...facts, width: image.declared.width, height: image.declared.height } : facts };
     }
     const stages: StageOutcomes = request.stages.includes("metadata") ? { metadata: { status: "done" } } : {};
     if (!wantsPreview(request)) return { ...response, stages };

@@ -6,6 +6,9 @@ import { Timings, newSource, seedOf, type JobContext } from "./context.ts";
 import { imageFirstEnd, runImageJob } from "./image-job.ts";
 import { runStreamJob } from "./stream-job.ts";
 import { JobBudget, meteredDispatcher } from "../fetch/job-budget.ts";
+import { EngineMeter, withEngineMeter } from "../media/engine-meter.ts";
+import { inspectionEngineSecondsBudget } from "../../../shared/limits.ts";
+import { isRunnerError } from "../errors.ts";
 
 interface Pipeline {
   run(request: RunnerRequest, source: RemoteSource, ctx: JobContext, timings: Timings): Promise<Omit<RunnerResponse, "timings">>;
@@ -20,9 +23,25 @@ const pipelines: Readonly<Record<RunnerCategory, Pipeline>> = {
   image: { run: runImageJob, firstEnd: imageFirstEnd },
 };
 
+/**
+ * One job under its share of the inspection's budget: origin requests and bytes (the metered dispatcher) and
+ * engine time (the meter every engine of the job registers with). What it spent goes back in the answer, or
+ * on the error when it fails, so the Worker can charge it to the inspection whichever way the job ended.
+ */
 export async function processJob(request: RunnerRequest, base: JobContext): Promise<RunnerResponse> {
-  // Every origin request of the job goes through this dispatcher, so the inspection's budget bounds them all.
+  const engines = new EngineMeter(request.budget?.engineMs ?? inspectionEngineSecondsBudget * 1000);
   const budget = new JobBudget(request.budget);
+  try {
+    const result = await withEngineMeter(engines, () => runJob(request, base, budget));
+    return { ...result, engineMs: engines.usedMs };
+  } catch (error) {
+    if (isRunnerError(error)) error.usage = { requests: budget.used.requests, bytes: budget.used.bytes, engineMs: engines.usedMs };
+    throw error;
+  }
+}
+
+async function runJob(request: RunnerRequest, base: JobContext, budget: JobBudget): Promise<RunnerResponse> {
+  // Every origin request of the job goes through this dispatcher, so the inspection's budget bounds them all.
   const ctx: JobContext = { ...base, dispatcher: meteredDispatcher(base.dispatcher, budget), budget };
   // An HLS/DASH stream: previews from one segment through a manifest session (metadata came from the manifest).
   if (request.stream) {

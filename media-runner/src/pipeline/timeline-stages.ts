@@ -9,6 +9,8 @@ import { durationSeconds, toVideoMetadata } from "../media/metadata.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
 import { buildStoryboard, maxKeyframeRequests } from "../media/storyboard.ts";
 import { buildWaveform } from "../media/waveform.ts";
+import { checkWaveformDeclaration } from "../media/work-walls.ts";
+import { positive } from "../media/ffprobe.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { failureReason, type StageOutcomes } from "./preview-stages.ts";
 
@@ -21,6 +23,13 @@ const keyframeRequestReserve = 8;
 function keyframeRequestAllowance(ctx: JobContext): number {
   const left = ctx.budget ? ctx.budget.limit.requests - ctx.budget.used.requests : maxKeyframeRequests;
   return Math.max(1, Math.min(maxKeyframeRequests, left - keyframeRequestReserve));
+}
+
+/** Pixels the decoder allocates per frame: the coded size when ffprobe gives it, else the picture's. */
+function codedPixels(video: FfprobeStream): number {
+  const w = typeof video.coded_width === "number" && video.coded_width > 0 ? video.coded_width : video.width ?? 0;
+  const h = typeof video.coded_height === "number" && video.coded_height > 0 ? video.coded_height : video.height ?? 0;
+  return Math.max(w * h, (video.width ?? 0) * (video.height ?? 0));
 }
 
 export function wantsTimeline(request: RunnerRequest): boolean {
@@ -61,6 +70,7 @@ export async function timelineStages(
       await attempt("storyboard", async () => {
         const built = await buildStoryboard(input, {
           durationSeconds: durationSeconds(probed, video) ?? 0, width: facts.width ?? 0, height: facts.height ?? 0, rotation: facts.rotation ?? 0,
+          framePixels: codedPixels(video),
         }, { ...engine, timeoutMs: config.processTimeoutMs }, {
           source, formatName: probed.format?.format_name, maxRequests: keyframeRequestAllowance(ctx),
         });
@@ -77,7 +87,14 @@ export async function timelineStages(
     const { audio } = streams;
     if (!audio) stages.waveform = { status: "skipped", reason: "the file has no audio stream" };
     // The whole audio is decoded: the job's deadline (signal) bounds it, not the per-step limit.
-    else await attempt("waveform", () => buildWaveform(input, durationSeconds(probed, audio) ?? 0, { ...engine, timeoutMs: config.jobTimeoutMs }));
+    else {
+      await attempt("waveform", () => {
+        const seconds = durationSeconds(probed, audio) ?? 0;
+        // What the header declares decides before any decoding (work-walls.ts); the engine budget bounds the rest.
+        checkWaveformDeclaration(seconds, audio.channels, positive(audio.sample_rate));
+        return buildWaveform(input, seconds, { ...engine, timeoutMs: config.jobTimeoutMs });
+      });
+    }
   }
   return { results, stages };
 }
