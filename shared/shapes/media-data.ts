@@ -182,7 +182,16 @@ export const Storyboard = z.object({
   columns: z.number().int().positive().max(storyboardColumns),
   tileWidth: z.number().int().positive(),
   tileHeight: z.number().int().positive(),
-  interval: z.number().positive().meta({ description: "Seconds between tiles: tile i shows the keyframe at or before i x interval" }),
+  interval: z.number().positive().meta({
+    description: "Seconds between tiles: tile i shows the frame at i x interval (the first frame at or after it), decoded " +
+      "forward from the keyframe before it; frameTimes says when it shows another frame",
+  }),
+  frameTimes: z.array(z.number().nonnegative()).max(storyboardMaxTiles).optional().meta({
+    description: "Seconds of the frame each tile shows (to the millisecond, rounded down). Equal to i x interval, but where " +
+      "keyframes were too sparse to decode forward within the runner's bounds the tiles show keyframes: then the WebVTT " +
+      "track's cues start at these times and tiles showing the same frame share one cue",
+  }),
+  duration: z.number().positive().optional().meta({ description: "Seconds of the video; the track's last cue ends here" }),
 }).meta({ id: "Storyboard" });
 
 /** Fewest and most peaks in a waveform. */

@@ -129,6 +129,9 @@ export const RunnerStoryboard = z.object({
   tileWidth: z.number().int().positive(),
   tileHeight: z.number().int().positive(),
   interval: z.number().positive(),
+  frameTimes: z.array(z.number().nonnegative()).max(storyboardMaxTiles).optional()
+    .meta({ description: "Seconds (to the millisecond, rounded down) of the frame each tile shows" }),
+  duration: z.number().positive().optional().meta({ description: "Seconds of the video: the last cue ends here" }),
 });
 export type RunnerStoryboard = z.infer<typeof RunnerStoryboard>;
 
@@ -150,7 +153,7 @@ export const RunnerStageOutcome = z.object({
     .meta({ description: "Origin body bytes the stage itself pulled (reported by stages that read on their own: storyboard)" }),
   requests: z.number().int().nonnegative().optional().meta({ description: "Origin requests the stage itself made" }),
   method: z.string().max(200).optional()
-    .meta({ description: "How the stage read the file (storyboard: keyframes-by-range, or seek-per-tile with the reason)" }),
+    .meta({ description: "How the stage read the file (storyboard: frames-by-range, keyframes-by-range, or seek-per-tile with the reason)" }),
 });
 export type RunnerStageOutcome = z.infer<typeof RunnerStageOutcome>;
 
