@@ -4,7 +4,7 @@
  * ones of the public API (SPEC 2.2), imported so that both sides cannot drift.
  */
 import { z } from "zod";
-import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./media-data.ts";
+import { AudioMetadata, AudioWaveform, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./media-data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
 import { inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
 import { maxCodecEntries, maxCodecEntryLength } from "../media/codec-string.ts";
@@ -173,6 +173,7 @@ export const RunnerResponse = z.object({
     .meta({ description: "Palette colours, largest share first (shared/media/palette.ts); dominantColor is palette[0].hex" }),
   storyboard: RunnerStoryboard.optional(),
   waveform: Waveform.optional(),
+  audiowaveform: AudioWaveform.optional().meta({ description: "The waveform's buckets as BBC audiowaveform JSON (with the waveform stage)" }),
   loudness: Loudness.optional().meta({ description: "EBU R128 of the whole audio (with the waveform stage)" }),
   timings: z.record(z.string(), z.number().int().nonnegative())
     .meta({ description: "Milliseconds per step (fetch, metadata, frame, thumbnail, placeholder, palette, total)" }),

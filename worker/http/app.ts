@@ -18,10 +18,13 @@ import { inspectBatch } from "../service/batch.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
 import { batchRoute, completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, oembedRoute, sharePageRoute, storyboardRoute, thumbnailRoute } from "./route-definitions.ts";
+import { shareByIdRoute, shareCardRoute, waveformDataRoute } from "./route-definitions.ts";
+import { answerShareCard } from "./share-card.ts";
+import { urlOfShareIdParam } from "./share-id-param.ts";
 import { answerOembed } from "./oembed-handler.ts";
 import { answerSharePage } from "./share-page.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
-import { serveStoryboardVtt } from "./storyboard-handler.ts";
+import { serveStoryboardVtt, serveWaveformData } from "./storyboard-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
 import { problemDetails, problemTitles } from "./problem-details.ts";
 import { ErrorReason, errorCodes } from "../../shared/schemas/error.ts";
@@ -85,10 +88,13 @@ export function createApp() {
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
-    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never);
+    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never)
+    .openapi(waveformDataRoute, async (c) => (await serveWaveformData(c, c.req.valid("param").file)) as never);
 
   app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
   app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);
+  app.openapi(shareByIdRoute, async (c) => (await answerSharePage(c, urlOfShareIdParam(c.req.valid("param").id), publicBaseUrl(c))) as never);
+  app.openapi(shareCardRoute, async (c) => (await answerShareCard(c, urlOfShareIdParam(c.req.valid("param").id), publicBaseUrl(c))) as never);
 
   app.get("/health", (c) => c.json({ status: "ok" }));
   // The problem type URIs of RFC 9457 answers resolve to what they mean.

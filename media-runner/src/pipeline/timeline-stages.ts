@@ -12,7 +12,7 @@ import { buildWaveform } from "../media/waveform.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { failureReason, type StageOutcomes } from "./preview-stages.ts";
 
-type TimelineResults = Pick<RunnerResponse, "storyboard" | "waveform" | "loudness">;
+type TimelineResults = Pick<RunnerResponse, "storyboard" | "waveform" | "audiowaveform" | "loudness">;
 
 /** Origin requests kept back from the storyboard's keyframe reads for the rest of the job. */
 const keyframeRequestReserve = 8;
@@ -77,7 +77,10 @@ export async function timelineStages(
     const { audio } = streams;
     if (!audio) stages.waveform = { status: "skipped", reason: "the file has no audio stream" };
     // The whole audio is decoded: the job's deadline (signal) bounds it, not the per-step limit.
-    else await attempt("waveform", () => buildWaveform(input, durationSeconds(probed, audio) ?? 0, { ...engine, timeoutMs: config.jobTimeoutMs }));
+    else {
+      const shape = { durationSeconds: durationSeconds(probed, audio) ?? 0, sampleRate: Number(audio.sample_rate ?? 0), channels: audio.channels ?? 0 };
+      await attempt("waveform", () => buildWaveform(input, shape, { ...engine, timeoutMs: config.jobTimeoutMs }));
+    }
   }
   return { results, stages };
 }
