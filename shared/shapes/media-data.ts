@@ -221,10 +221,10 @@ export const AudioWaveform = z.object({
   channels: z.number().int().positive().max(8),
   sample_rate: z.number().int().positive().meta({ description: "Hz of the decoded audio: every sample was measured, nothing resampled" }),
   samples_per_pixel: z.number().int().positive(),
-  bits: z.literal(16),
+  bits: z.union([z.literal(8), z.literal(16)]).meta({ description: "8 (peaks.js reads only these; full scale 127) or 16 (full scale 32767)" }),
   length: z.number().int().min(waveformMinPeaks).max(waveformMaxPeaks).meta({ description: "Points (pixels) per channel" }),
   data: z.array(z.number().int().min(-32768).max(32767)).max(waveformMaxPeaks * 2 * 8).meta({
-    description: "For each point, for each channel: the minimum then the maximum sample (full scale 32767), rounded outwards",
+    description: "For each point, for each channel: the minimum then the maximum sample at `bits` (rounded outwards: a peak is never drawn lower)",
   }),
 }).meta({ id: "AudioWaveform" });
 export type AudioWaveform = z.infer<typeof AudioWaveform>;

@@ -24,7 +24,8 @@ import { urlOfShareIdParam } from "./share-id-param.ts";
 import { answerOembed } from "./oembed-handler.ts";
 import { answerSharePage } from "./share-page.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
-import { serveStoryboardVtt, serveWaveformData } from "./storyboard-handler.ts";
+import { serveStoryboardVtt } from "./storyboard-handler.ts";
+import { serveWaveformData } from "./waveform-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
 import { problemDetails, problemTitles } from "./problem-details.ts";
 import { ErrorReason, errorCodes } from "../../shared/schemas/error.ts";
@@ -89,7 +90,7 @@ export function createApp() {
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
     .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never)
-    .openapi(waveformDataRoute, async (c) => (await serveWaveformData(c, c.req.valid("param").file)) as never);
+    .openapi(waveformDataRoute, async (c) => (await serveWaveformData(c, c.req.valid("param").file, c.req.valid("query").bits === "16" ? 16 : 8)) as never);
 
   app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
   app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);

@@ -422,6 +422,9 @@ export const waveformDataRoute = createRoute({
     params: z.object({
       file: z.string().meta({ description: "File name from preview.waveform.url: `<resource key>-<revision>-<channels>x<length>.json`" }),
     }),
+    query: z.object({
+      bits: z.enum(["8", "16"]).optional().meta({ description: "8 (the default: peaks.js reads only 8-bit data) or 16 (finer: wavesurfer.js and audiowaveform's own tools)" }),
+    }),
     headers: z.object({
       "if-none-match": z.string().optional().meta({ description: "An ETag from an earlier answer: 304 when unchanged" }),
     }),
@@ -432,8 +435,8 @@ export const waveformDataRoute = createRoute({
       headers: { ETag: { description: "Entity tag for If-None-Match", schema: { type: "string" as const } }, "X-Request-Id": requestIdHeader },
       content: { "application/json": { schema: AudioWaveform, examples: {
         mono: one("10 s of mono audio at 44.1 kHz, 100 points", {
-          version: 2, channels: 1, sample_rate: 44_100, samples_per_pixel: 4410, bits: 16, length: 100,
-          data: Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? -7831 : 7832)),
+          version: 2, channels: 1, sample_rate: 44_100, samples_per_pixel: 4410, bits: 8, length: 100,
+          data: Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? -31 : 31)),
         }),
       } } },
     },

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { vttKeyForFile, waveformKeyForFile } from "../enrich/thumbnail-store.ts";
+import { vttKeyForFile } from "../enrich/thumbnail-store.ts";
 import type { AppEnv } from "./app-env.ts";
 import { serveStoredFile } from "./thumbnail-handler.ts";
 
@@ -8,7 +8,3 @@ export function serveStoryboardVtt(c: Context<AppEnv>, file: string): Promise<Re
   return serveStoredFile(c, vttKeyForFile(file), "text/vtt; charset=utf-8", "No such storyboard.");
 }
 
-/** GET /api/v1/waveforms/{file}: a waveform's BBC audiowaveform JSON from R2. */
-export function serveWaveformData(c: Context<AppEnv>, file: string): Promise<Response> {
-  return serveStoredFile(c, waveformKeyForFile(file), "application/json", "No such waveform.");
-}
