@@ -259,6 +259,10 @@ describe("rate limit", () => {
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     const refused = await call(`/oembed?url=${url}&format=xml`);
     expect(refused.status).toBe(429);
+    // The /v/{id} page and its card run an inspection each too.
+    const id = shareIdOf(decodeURIComponent(url));
+    expect((await call(`/v/${id}`)).status).toBe(429);
+    expect((await call(`/v/${id}/card.png`)).status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: { code: "RATE_LIMITED" } });
   });
 });

@@ -60,9 +60,11 @@ export function createApp() {
   // Every method that reaches an inspection is counted: GET (and HEAD, which Hono routes to GET) and POST.
   app.on(["GET", "POST"], "/api/v1/inspect", inspectRateLimit());
   app.post("/api/v1/inspect", requestBodyLimit);
-  // /oembed and /v run an inspection each: counted in the same per-client window.
+  // /oembed and the share pages (/v, /v/{id} and its card) run an inspection each: counted in the same per-client window.
   app.get("/oembed", inspectRateLimit());
   app.get("/v", inspectRateLimit());
+  app.get("/v/:id", inspectRateLimit());
+  app.get("/v/:id/card.png", inspectRateLimit());
   // The batch spends the rate limit per URL, in its handler (batch-rate.ts), once the URLs are known.
   app.post("/api/v1/inspect/batch", batchBodyLimit);
   // After the body limits (the fingerprint reads a bounded body), before any inspection.
