@@ -121,7 +121,8 @@ describe("storyboard", () => {
     const res = await processRequest(app, { url: `${origin.url}/files/big-faststart.mp4`, category: "video", stages: ["storyboard"] });
     expect(res.statusCode).toBe(200);
     const result = RunnerResponse.parse(res.json());
-    expect(result.stages?.storyboard).toMatchObject({ status: "done", method: "keyframes-by-range" });
+    // A keyframe at every tile's time: each tile's frame is its keyframe, read alone.
+    expect(result.stages?.storyboard).toMatchObject({ status: "done", method: "frames-by-range" });
     const board = result.storyboard!;
     made = board;
     // 30 s, at most 100 tiles: one a second, 10 columns, 160 px wide at 16:9.
