@@ -224,6 +224,9 @@ describe("GET /v share page", () => {
     expect(audio.status).toBe(200);
     expect(audio.text).toContain(`<meta property="og:audio:type" content="audio/mpeg">`);
     expect(audio.text).toContain(`<meta property="og:type" content="music.song">`);
+    // No twitter:player:stream for audio: metascraper-video 5.49 reports any stream whose content type ends in a
+    // video extension as video ("audio/mpeg" ends in "mpeg"), so an MP3 unfurled as a video.
+    expect(audio.text).not.toContain("twitter:player:stream");
     expect(audio.text).toMatch(/<audio [^<>]*controls/);
     // No picture of its own: the generated card, fetched at its /v/{id} address.
     const card = `http://service/v/${shareIdOf(audioUrl)}/card.png`;

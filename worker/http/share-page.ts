@@ -73,7 +73,11 @@ export function sharePageHtml(media: SharedMedia & { size: Size }, links: { page
       named("twitter:player", links.pageUrl),
       named("twitter:player:width", width),
       named("twitter:player:height", height),
-      ...(media.mime !== "text/html" ? [named("twitter:player:stream", media.src), named("twitter:player:stream:content_type", media.mime)] : []),
+      // A stream only for video: unfurlers read twitter:player:stream as video (metascraper-video takes any content
+      // type ending in a video extension, so audio/mpeg's "mpeg" made an MP3 a video); audio has og:audio.
+      ...(media.mime !== "text/html" && kind === "video"
+        ? [named("twitter:player:stream", media.src), named("twitter:player:stream:content_type", media.mime)]
+        : []),
     );
   }
   const player = media.kind === "photo"
