@@ -131,6 +131,22 @@ describe("storyboard tiles show the frame at their cue's start", () => {
     await expectTilesMatchFfmpeg(path, board);
   }, 180_000);
 
+  it("when the budget left cannot pay for decoding forward, tiles show keyframes and the cues say so", async () => {
+    const path = join(dir, "gop2.mp4");
+    // The whole budget is a little over the reserve kept for the rest of the job: nothing is left to decode forward.
+    const res = await processRequest(app, {
+      url: `${origin.url}/files/gop2.mp4`, category: "video", stages: ["storyboard"], budget: { requests: 100, bytes: 4 * 1024 * 1024 + 64 * 1024 },
+    });
+    expect(res.statusCode).toBe(200);
+    const result = RunnerResponse.parse(res.json());
+    expect(result.stages!.storyboard).toMatchObject({ status: "done", method: "keyframes-by-range" });
+    const board = result.storyboard!;
+    expect(board.frameTimes).toEqual([0, 0, 2, 2, 4, 4]);
+    const cues = await expectTilesMatchFfmpeg(path, board);
+    expect(cues.map((c) => c.start)).toEqual([0, 2, 4]);
+    expect(cues.at(-1)!.end).toBeCloseTo(board.duration!, 3);
+  }, 180_000);
+
   it("the general path (no Range support) seeks exactly: the same frames", async () => {
     const path = join(dir, "gop2.mp4");
     const { board, stage } = await storyboardOf("gop2.mp4", "norange");

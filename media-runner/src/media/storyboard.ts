@@ -73,6 +73,11 @@ export interface KeyframeReading {
   formatName: string | undefined;
   /** Origin requests the keyframe reads may make (what the inspection's budget leaves, less a reserve). */
   maxRequests: number;
+  /**
+   * Origin bytes decoding forward may read (what the budget leaves, less a reserve): past it the tiles show
+   * keyframes instead of failing the stage on the budget.
+   */
+  maxForwardBytes?: number;
 }
 
 export interface StoryboardResult {
@@ -209,7 +214,8 @@ async function tilesFromKeyframes(
   let codec: KeyframeCodec;
   let config: Buffer;
   let kind: TablesRead["reading"];
-  if (frames !== "too-many" && frames.samples.reduce((sum, k) => sum + k.size, 0) <= maxKeyframeBytes) {
+  const forwardCap = Math.min(maxKeyframeBytes, reading.maxForwardBytes ?? Infinity);
+  if (frames !== "too-many" && frames.samples.reduce((sum, k) => sum + k.size, 0) <= forwardCap) {
     ({ codec, config, output, frameTimes } = frames);
     fed = frames.samples;
     kind = "frames";

@@ -17,6 +17,14 @@ type TimelineResults = Pick<RunnerResponse, "storyboard" | "waveform" | "audiowa
 /** Origin requests kept back from the storyboard's keyframe reads for the rest of the job. */
 const keyframeRequestReserve = 8;
 
+/** Origin bytes kept back from the storyboard's forward decoding for the rest of the job. */
+const forwardByteReserve = 4 * 1024 * 1024;
+
+/** What decoding forward may read: what the job's byte budget leaves, less a reserve (no budget: no cap here). */
+function forwardByteAllowance(ctx: JobContext): number | undefined {
+  return ctx.budget ? Math.max(0, ctx.budget.limit.bytes - ctx.budget.used.bytes - forwardByteReserve) : undefined;
+}
+
 /** The keyframe reads' share of the job's request budget: what is left less a reserve, within the storyboard's own cap. */
 function keyframeRequestAllowance(ctx: JobContext): number {
   const left = ctx.budget ? ctx.budget.limit.requests - ctx.budget.used.requests : maxKeyframeRequests;
@@ -63,6 +71,7 @@ export async function timelineStages(
           durationSeconds: durationSeconds(probed, video) ?? 0, width: facts.width ?? 0, height: facts.height ?? 0, rotation: facts.rotation ?? 0,
         }, { ...engine, timeoutMs: config.processTimeoutMs }, {
           source, formatName: probed.format?.format_name, maxRequests: keyframeRequestAllowance(ctx),
+          ...(forwardByteAllowance(ctx) !== undefined ? { maxForwardBytes: forwardByteAllowance(ctx)! } : {}),
         });
         method = built.fallback !== undefined ? `${built.method} (${built.fallback})`.slice(0, 200) : built.method;
         return { storyboard: built.storyboard };
