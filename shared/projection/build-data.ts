@@ -1,4 +1,5 @@
 import { formatBytes } from "../format/index.ts";
+import { sharePageUrl } from "../format/share-id.ts";
 import type { InspectData } from "../schemas/inspect-data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import type { StageName } from "../schemas/stages.ts";
@@ -21,6 +22,7 @@ export function buildFullData(record: ResourceRecord, baseUrl?: string): Inspect
       finalUrl: record.probe.finalUrl,
       ...(record.provider ? { canonicalUrl: record.provider.canonicalUrl } : {}),
       mime: record.probe.mime,
+      ...(baseUrl && isShareable(record) ? { shareUrl: sharePageUrl(baseUrl, record.url) } : {}),
     },
     semantic: {
       kind: record.provider ? "embed-media" : record.category === "webpage" ? "webpage" : "direct-media",
@@ -186,4 +188,10 @@ function buildTimings(record: ResourceRecord): Record<string, number> {
     }
   }
   return timings;
+}
+
+/** What the share page (and oEmbed) serve: media with a player, or a provider's embeddable page. */
+function isShareable(record: ResourceRecord): boolean {
+  if (record.provider) return record.results.embeddable !== false;
+  return record.category === "video" || record.category === "audio" || record.category === "image";
 }

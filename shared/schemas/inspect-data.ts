@@ -13,7 +13,7 @@ export const StageDiagnostics = z.object({
     .meta({ description: "Origin body bytes this stage itself pulled (stages that read on their own, e.g. preview:storyboard's keyframes)" }),
   requests: z.number().int().nonnegative().optional().meta({ description: "Origin requests this stage itself made" }),
   method: z.string().optional()
-    .meta({ description: "How the stage read the file (preview:storyboard: keyframes-by-range, or seek-per-tile and why)" }),
+    .meta({ description: "How the stage read the file (preview:storyboard: frames-by-range, keyframes-by-range, or seek-per-tile and why)" }),
 });
 
 export const Diagnostics = z.object({

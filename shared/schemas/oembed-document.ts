@@ -48,6 +48,9 @@ const common = {
   thumbnail_url: z.string().optional(),
   thumbnail_width: pixels.optional(),
   thumbnail_height: pixels.optional(),
+  share_url: z.string().optional().meta({
+    description: "An extension field: the service's share page of the URL (`/v/<id>`), which unfurlers read (OpenGraph, player card)",
+  }),
 };
 
 export const OembedVideo = z.object({

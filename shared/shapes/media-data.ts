@@ -13,6 +13,10 @@ export const Identity = z.object({
   finalUrl: z.string().meta({ description: "The URL after redirects" }),
   canonicalUrl: z.string().optional().meta({ description: "Normalised provider URL (provider URLs only)" }),
   mime: z.string().meta({ description: "MIME type sniffed from bytes (bytes win over Content-Type)" }),
+  shareUrl: z.string().optional().meta({
+    description: "The service's share page for this URL, `/v/<id>` (the id is the URL as base64url: no lookup, no file extension), " +
+      "for unfurlers (OpenGraph, Twitter player card, oEmbed discovery); media and embeddable provider pages only",
+  }),
 }).meta({ id: "Identity" });
 
 export const Semantic = z.object({
@@ -182,7 +186,16 @@ export const Storyboard = z.object({
   columns: z.number().int().positive().max(storyboardColumns),
   tileWidth: z.number().int().positive(),
   tileHeight: z.number().int().positive(),
-  interval: z.number().positive().meta({ description: "Seconds between tiles: tile i shows the keyframe at or before i x interval" }),
+  interval: z.number().positive().meta({
+    description: "Seconds between tiles: tile i shows the frame at i x interval (the first frame at or after it), decoded " +
+      "forward from the keyframe before it; frameTimes says when it shows another frame",
+  }),
+  frameTimes: z.array(z.number().nonnegative()).max(storyboardMaxTiles).optional().meta({
+    description: "Seconds of the frame each tile shows (to the millisecond, rounded down). Equal to i x interval, but where " +
+      "keyframes were too sparse to decode forward within the runner's bounds the tiles show keyframes: then the WebVTT " +
+      "track's cues start at these times and tiles showing the same frame share one cue",
+  }),
+  duration: z.number().positive().optional().meta({ description: "Seconds of the video; the track's last cue ends here" }),
 }).meta({ id: "Storyboard" });
 
 /** Fewest and most peaks in a waveform. */
@@ -190,9 +203,31 @@ export const waveformMinPeaks = 100;
 export const waveformMaxPeaks = 2000;
 export const Waveform = z.object({
   peaks: z.array(z.number().min(0).max(1)).min(waveformMinPeaks).max(waveformMaxPeaks)
-    .meta({ description: "Largest absolute sample of each bucket (mono downmix), 0-1, 3 decimals" }),
+    .meta({ description: "Largest absolute sample of each bucket, any channel, at the file's own sample rate; 0-1, 3 decimals" }),
   perSecond: z.number().positive().meta({ description: "Buckets per second of audio" }),
+  url: z.string().optional().meta({
+    description: "Service-relative path of the same buckets as BBC audiowaveform JSON (version 2, signed 16-bit min/max per " +
+      "channel, AudioWaveform), the format peaks.js and wavesurfer.js load: e.g. peaks.init({ dataUri: { json: url } }) with " +
+      "zoomLevels at or above its samples_per_pixel",
+  }),
 }).meta({ id: "Waveform" });
+
+/**
+ * BBC audiowaveform's JSON format, version 2 (https://github.com/bbc/audiowaveform/blob/master/doc/DataFormat.md):
+ * what GET /api/v1/waveforms/{file} answers.
+ */
+export const AudioWaveform = z.object({
+  version: z.literal(2),
+  channels: z.number().int().positive().max(8),
+  sample_rate: z.number().int().positive().meta({ description: "Hz of the decoded audio: every sample was measured, nothing resampled" }),
+  samples_per_pixel: z.number().int().positive(),
+  bits: z.union([z.literal(8), z.literal(16)]).meta({ description: "8 (peaks.js reads only these; full scale 127) or 16 (full scale 32767)" }),
+  length: z.number().int().min(waveformMinPeaks).max(waveformMaxPeaks).meta({ description: "Points (pixels) per channel" }),
+  data: z.array(z.number().int().min(-32768).max(32767)).max(waveformMaxPeaks * 2 * 8).meta({
+    description: "For each point, for each channel: the minimum then the maximum sample at `bits` (rounded outwards: a peak is never drawn lower)",
+  }),
+}).meta({ id: "AudioWaveform" });
+export type AudioWaveform = z.infer<typeof AudioWaveform>;
 
 export const Preview = z.object({
   thumbnail: Thumbnail.nullable().optional(),

@@ -4,7 +4,7 @@
  * ones of the public API (SPEC 2.2), imported so that both sides cannot drift.
  */
 import { z } from "zod";
-import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./media-data.ts";
+import { AudioMetadata, AudioWaveform, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./media-data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
 import { inspectionEngineSecondsBudget, inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
 import { maxCodecEntries, maxCodecEntryLength } from "../media/codec-string.ts";
@@ -131,6 +131,9 @@ export const RunnerStoryboard = z.object({
   tileWidth: z.number().int().positive(),
   tileHeight: z.number().int().positive(),
   interval: z.number().positive(),
+  frameTimes: z.array(z.number().nonnegative()).max(storyboardMaxTiles).optional()
+    .meta({ description: "Seconds (to the millisecond, rounded down) of the frame each tile shows" }),
+  duration: z.number().positive().optional().meta({ description: "Seconds of the video: the last cue ends here" }),
 });
 export type RunnerStoryboard = z.infer<typeof RunnerStoryboard>;
 
@@ -152,7 +155,7 @@ export const RunnerStageOutcome = z.object({
     .meta({ description: "Origin body bytes the stage itself pulled (reported by stages that read on their own: storyboard)" }),
   requests: z.number().int().nonnegative().optional().meta({ description: "Origin requests the stage itself made" }),
   method: z.string().max(200).optional()
-    .meta({ description: "How the stage read the file (storyboard: keyframes-by-range, or seek-per-tile with the reason)" }),
+    .meta({ description: "How the stage read the file (storyboard: frames-by-range, keyframes-by-range, or seek-per-tile with the reason)" }),
 });
 export type RunnerStageOutcome = z.infer<typeof RunnerStageOutcome>;
 
@@ -172,6 +175,7 @@ export const RunnerResponse = z.object({
     .meta({ description: "Palette colours, largest share first (shared/media/palette.ts); dominantColor is palette[0].hex" }),
   storyboard: RunnerStoryboard.optional(),
   waveform: Waveform.optional(),
+  audiowaveform: AudioWaveform.optional().meta({ description: "The waveform's buckets as BBC audiowaveform JSON (with the waveform stage)" }),
   loudness: Loudness.optional().meta({ description: "EBU R128 of the whole audio (with the waveform stage)" }),
   timings: z.record(z.string(), z.number().int().nonnegative())
     .meta({ description: "Milliseconds per step (fetch, metadata, frame, thumbnail, placeholder, palette, total)" }),

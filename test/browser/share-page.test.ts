@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shareIdOf } from "../../shared/format/share-id.ts";
 import { startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
 
 // Issue 24 item 5: the share page GET /v in Debian's Chromium against the real `npm start` and the README's
@@ -52,7 +53,8 @@ describe("share page /v", () => {
     const meta = (selector: string) => page.locator(selector).getAttribute("content");
     expect(await meta('meta[property="og:video"]')).toBe(media);
     expect(await meta('meta[name="twitter:card"]')).toBe("player");
-    expect(await meta('meta[name="twitter:player"]')).toBe(`${service.base}/v?url=${encodeURIComponent(media)}`);
+    // The player card names the extension-free /v/{id} form of this page.
+    expect(await meta('meta[name="twitter:player"]')).toBe(`${service.base}/v/${shareIdOf(media)}`);
     // The discovery link answers a video document from the same origin.
     const href = await page.locator('link[rel="alternate"][type="application/json+oembed"]').getAttribute("href");
     const doc = await (await fetch(href!)).json();

@@ -1,5 +1,6 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { AudioWaveform } from "../../shared/shapes/media-data.ts";
 import { OembedDocument } from "../../shared/schemas/oembed-document.ts";
 import { describe, expect, it } from "vitest";
 import { ErrorBody } from "../../shared/schemas/error.ts";
@@ -67,7 +68,8 @@ describe("GET /openapi.json", () => {
     const doc = await openapiDocument();
     const ops = operations(doc);
     expect(ops.map((o) => `${o.method} ${o.path}`).sort()).toEqual([
-      "get /api/v1/inspect", "get /api/v1/job/{id}", "get /api/v1/storyboards/{file}", "get /api/v1/thumbnails/{file}", "get /oembed", "get /v", "post /api/v1/inspect",
+      "get /api/v1/inspect", "get /api/v1/job/{id}", "get /api/v1/storyboards/{file}", "get /api/v1/thumbnails/{file}",
+      "get /api/v1/waveforms/{file}", "get /oembed", "get /v", "get /v/{id}", "get /v/{id}/card.png", "post /api/v1/inspect",
       "post /api/v1/inspect/batch",
     ]);
     for (const { op } of ops) {
@@ -125,6 +127,8 @@ describe("GET /openapi.json", () => {
             JobResource.parse(value);
           } else if (path === "/oembed") {
             OembedDocument.parse(value);
+          } else if (path.startsWith("/api/v1/waveforms/")) {
+            AudioWaveform.parse(value);
           } else if (path === "/api/v1/inspect/batch") {
             expect(value.success).toBe(true);
             for (const result of value.results) (result.status === "error" ? ErrorBody : InspectResponse).parse(result);

@@ -2,6 +2,7 @@
 // committed images in test/fixtures/images) served by the loopback origin with and without Range support.
 // Checks the answer (type from bytes, playback, size, filename, metadata, honest processing, projection) and
 // what the origin actually sent: a Range probe of the head, the tail only when needed, never the whole file.
+import { shareIdOf } from "../../shared/format/share-id.ts";
 import { describe, expect, it } from "vitest";
 import { inspect, media, origin, originStats } from "./helpers.ts";
 
@@ -81,7 +82,7 @@ describe.each([
     const { data, processing, projection } = body;
 
     expect(body).toMatchObject({ success: true, responseSource: "fresh", cached: false });
-    expect(data.identity).toEqual({ url, finalUrl: url, mime: fx.mime });
+    expect(data.identity).toEqual({ url, finalUrl: url, mime: fx.mime, shareUrl: `http://service/v/${shareIdOf(url)}` });
     expect(data.semantic).toMatchObject({ kind: "direct-media", semanticType: fx.category });
     const { codecs, compatibility, ...playback } = data.playback;
     expect(playback).toEqual({ strategy: "native", component: component[fx.category], streamable: ranged, downloadable: true });

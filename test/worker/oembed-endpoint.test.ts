@@ -5,6 +5,7 @@ import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
 import { inspect, media, origin } from "./helpers.ts";
+import { shareIdOf } from "../../shared/format/share-id.ts";
 
 /** oembed.com 2.3.4: the problems of a document (empty when it is valid). */
 function oembedProblems(doc: Record<string, unknown>): string[] {
@@ -72,12 +73,20 @@ describe("GET /oembed documents", () => {
   });
 
   it("an audio file: type video with the <audio> player and the audio player's size", async () => {
-    const r = await oembed(q(media("audio.mp3")));
+    const audio = media("audio.mp3");
+    const r = await oembed(q(audio));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(oembedProblems(r.body)).toEqual([]);
     expect(r.body.type).toBe("video");
     expect(r.body.html).toMatch(/^<audio [^<>]* controls[ >][^<>]*><\/audio>$|^<audio [^<>]*controls[^<>]*><\/audio>$/);
     expect(r.body.width).toBeGreaterThan(r.body.height);
+    // The element carries the document's size (a bare <audio> is drawn at the browser's own 300x54).
+    expect(r.body.html).toContain(`style="width:${r.body.width}px;height:${r.body.height}px"`);
+    expect(r.body.share_url).toBe(`http://service/v/${shareIdOf(audio)}`);
+    // maxwidth narrows the control bar without squashing it (no aspect ratio to keep).
+    const narrow = await oembed(`${q(audio)}&maxwidth=200`);
+    expect(narrow.body).toMatchObject({ width: 200, height: r.body.height });
+    expect(narrow.body.html).toContain(`style="width:200px;height:${r.body.height}px"`);
   });
 
   it("an image: type photo with url and the image's size", async () => {
@@ -190,7 +199,8 @@ describe("GET /v share page", () => {
     expect(t).toContain(`<meta property="og:video:width" content="640">`);
     expect(t).toContain(`<meta property="og:video:height" content="360">`);
     expect(t).toContain(`<meta name="twitter:card" content="player">`);
-    expect(t).toContain(`<meta name="twitter:player" content="http://service/v?url=${enc}">`);
+    expect(t).toContain(`<meta name="twitter:player" content="http://service/v/${shareIdOf(url)}">`);
+    expect(t).toContain(`<meta property="og:url" content="http://service/v/${shareIdOf(url)}">`);
     expect(t).toContain(`<meta name="twitter:player:width" content="640">`);
     expect(t).toMatch(/<video [^<>]*src="[^"]*video\.mp4[^"]*"[^<>]*controls/);
     const csp = page.headers.get("content-security-policy")!;
@@ -209,10 +219,34 @@ describe("GET /v share page", () => {
     expect(image.text).toMatch(/<meta property="og:image" content="[^"]*image-1280x720\.png[^"]*">/);
     expect(image.text).toContain(`<meta name="twitter:card" content="summary_large_image">`);
     expect(image.headers.get("content-security-policy")).toContain(`img-src ${origin}`);
-    const audio = await sharePage(media("audio.mp3"));
+    const audioUrl = media("audio.mp3");
+    const audio = await sharePage(audioUrl);
     expect(audio.status).toBe(200);
     expect(audio.text).toContain(`<meta property="og:audio:type" content="audio/mpeg">`);
+    expect(audio.text).toContain(`<meta property="og:type" content="music.song">`);
+    // No twitter:player:stream for audio: metascraper-video 5.49 reports any stream whose content type ends in a
+    // video extension as video ("audio/mpeg" ends in "mpeg"), so an MP3 unfurled as a video.
+    expect(audio.text).not.toContain("twitter:player:stream");
     expect(audio.text).toMatch(/<audio [^<>]*controls/);
+    // No picture of its own: the generated card, fetched at its /v/{id} address.
+    const card = `http://service/v/${shareIdOf(audioUrl)}/card.png`;
+    expect(audio.text).toContain(`<meta property="og:image" content="${card}">`);
+    const png = await SELF.fetch(card);
+    expect(png.status).toBe(200);
+    expect(png.headers.get("content-type")).toBe("image/png");
+    expect(new Uint8Array(await png.arrayBuffer()).subarray(0, 4)).toEqual(new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+  });
+
+  it("/v/{id} is the same page as /v?url=, and a bad id is 400 INVALID_URL", async () => {
+    const url = media("video.mp4");
+    const byId = await SELF.fetch(`http://service/v/${shareIdOf(url)}`);
+    expect(byId.status).toBe(200);
+    expect(await byId.text()).toBe((await sharePage(url)).text);
+    for (const id of ["a.b", "QQ", shareIdOf("javascript:alert(1)")]) {
+      const bad = await SELF.fetch(`http://service/v/${id}`);
+      expect(bad.status, id).toBe(400);
+      expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("INVALID_URL");
+    }
   });
 });
 
@@ -228,6 +262,10 @@ describe("rate limit", () => {
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     const refused = await call(`/oembed?url=${url}&format=xml`);
     expect(refused.status).toBe(429);
+    // The /v/{id} page and its card run an inspection each too.
+    const id = shareIdOf(decodeURIComponent(url));
+    expect((await call(`/v/${id}`)).status).toBe(429);
+    expect((await call(`/v/${id}/card.png`)).status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: { code: "RATE_LIMITED" } });
   });
 });

@@ -2,6 +2,7 @@
 // loopback oEmbed fake (OEMBED_BASE_URL), answered in every profile. The fake picks its behaviour from the
 // media URL ("private" -> 401, "gone" -> 404, "down" -> 503, "Quot" -> a title full of HTML metacharacters)
 // and logs every request at ${ORIGIN_URL}/__extra/oembed, which is how "one oEmbed call per resource" is shown.
+import { shareIdOf } from "../../shared/format/share-id.ts";
 import { normalizeUrl } from "../../worker/record/target-url.ts";
 import { describe, expect, it } from "vitest";
 import { inspect, origin } from "./helpers.ts";
@@ -115,7 +116,9 @@ describe.each(cases)("$name", (c) => {
       });
       expect(enrichmentSources).toEqual({ semantic: "fresh", mediaFormat: "fresh", oembed: "fresh" });
       // finalUrl is the stored, normalised URL (no fragment, no tracking parameters); url is this caller's own.
-      expect(data.identity).toEqual({ url, finalUrl: normalizeUrl(new URL(url)), canonicalUrl: c.canonicalUrl(id), mime: "text/html" });
+      expect(data.identity).toEqual({
+        url, finalUrl: normalizeUrl(new URL(url)), canonicalUrl: c.canonicalUrl(id), mime: "text/html", shareUrl: `http://service/v/${shareIdOf(url)}`,
+      });
       expect(data.semantic).toEqual({ kind: "embed-media", semanticType: c.semanticType, title });
       expect(data.provider).toEqual({ name: c.name, confidence: 1, detectionMethod: "url-parser" });
       expect(data.playback).toMatchObject({ strategy: "iframe", component: "iframe", embedUrl: c.embedUrl(id), streamable: false, downloadable: false });

@@ -12,7 +12,7 @@ import { previewRevision, revisionLength, thumbnailObjectKey, thumbnailPath } fr
 import { budgetAfter } from "../fetch/index.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import { storeStoryboard } from "./storyboard-store.ts";
+import { storeStoryboard, storeWaveformData } from "./storyboard-store.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/shapes/runner.ts";
@@ -58,10 +58,13 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
     ...(work.budget ? { budget: work.budget } : {}),
     ...(work.client ? { client: work.client } : {}),
   }, work.key, work.requestId);
-  const { thumbnail, storyboard, ...rest } = result;
+  const { thumbnail, storyboard, audiowaveform, ...produced } = result;
   // A message queued before previews had revisions carries none: its files get the revision of no file.
   const revision = work.revision ?? "0".repeat(revisionLength);
   const stored = storyboard ? { storedStoryboard: await storeStoryboard(env.THUMBNAILS, work.key, revision, storyboard) } : {};
+  const rest = produced.waveform && audiowaveform
+    ? { ...produced, waveform: { ...produced.waveform, url: await storeWaveformData(env.THUMBNAILS, work.key, revision, audiowaveform) } }
+    : produced;
   if (!thumbnail) return { stages: work.stages, result: { ...rest, ...stored } };
   const key = thumbnailObjectKey(work.key, revision, thumbnail.width, thumbnail.height);
   await env.THUMBNAILS.put(key, base64ToBytes(thumbnail.base64), { httpMetadata: { contentType: thumbnail.contentType } });

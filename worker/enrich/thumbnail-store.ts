@@ -52,9 +52,14 @@ export function storyboardVttKey(resourceKey: string, revision: string, tileWidt
   return `storyboards/${resourceKey}-${revision}-${tileWidth}x${tileHeight}.vtt`;
 }
 
+/** R2 key of a waveform's audiowaveform JSON, named by its channels and points (the same `<W>x<H>` name form). */
+export function waveformDataKey(resourceKey: string, revision: string, channels: number, length: number): string {
+  return `waveforms/${resourceKey}-${revision}-${channels}x${length}.json`;
+}
+
 /** The R2 prefixes under which one resource's previews (every revision) are stored. */
 export function previewPrefixes(resourceKey: string): string[] {
-  return [`thumbnails/${resourceKey}-`, `storyboards/${resourceKey}-`];
+  return [`thumbnails/${resourceKey}-`, `storyboards/${resourceKey}-`, `waveforms/${resourceKey}-`];
 }
 
 /** Whether an object key (under one of previewPrefixes) belongs to this revision. */
@@ -70,6 +75,11 @@ export function thumbnailPath(objectKey: string): string {
 /** Service-relative URL of a storyboard's WebVTT track. */
 export function storyboardVttPath(objectKey: string): string {
   return `/api/v1/storyboards/${objectKey.slice("storyboards/".length)}`;
+}
+
+/** Service-relative URL of a waveform's audiowaveform JSON. */
+export function waveformDataPath(objectKey: string): string {
+  return `/api/v1/waveforms/${objectKey.slice("waveforms/".length)}`;
 }
 
 /** Longest file name either route accepts: checked before anything else looks at it. */
@@ -114,6 +124,11 @@ function isStoredFileName(file: string, extension: string, storyboardAllowed: bo
 /** Inverse of thumbnailPath: the R2 key for a requested file name, or undefined when malformed. */
 export function objectKeyForFile(file: string): string | undefined {
   return isStoredFileName(file, ".webp", true) ? `thumbnails/${file}` : undefined;
+}
+
+/** Inverse of waveformDataPath. */
+export function waveformKeyForFile(file: string): string | undefined {
+  return isStoredFileName(file, ".json", false) ? `waveforms/${file}` : undefined;
 }
 
 /** Inverse of storyboardVttPath. */

@@ -18,10 +18,14 @@ import { inspectBatch } from "../service/batch.ts";
 import { noSniff } from "./nosniff.ts";
 import { annotate, requestIdentity, requestLog } from "./request-log.ts";
 import { batchRoute, completionWebhook, inspectByQueryRoute, inspectRoute, jobRoute, oembedRoute, sharePageRoute, storyboardRoute, thumbnailRoute } from "./route-definitions.ts";
+import { shareByIdRoute, shareCardRoute, waveformDataRoute } from "./route-definitions.ts";
+import { answerShareCard } from "./share-card.ts";
+import { urlOfShareIdParam } from "./share-id-param.ts";
 import { answerOembed } from "./oembed-handler.ts";
 import { answerSharePage } from "./share-page.ts";
 import { serveThumbnail } from "./thumbnail-handler.ts";
 import { serveStoryboardVtt } from "./storyboard-handler.ts";
+import { serveWaveformData } from "./waveform-handler.ts";
 import { answerCaching, notModified } from "./answer-caching.ts";
 import { problemDetails } from "./problem-details.ts";
 import { answerProblemType } from "./problem-pages.ts";
@@ -57,9 +61,11 @@ export function createApp() {
   // Every method that reaches an inspection is counted: GET (and HEAD, which Hono routes to GET) and POST.
   app.on(["GET", "POST"], "/api/v1/inspect", inspectRateLimit());
   app.post("/api/v1/inspect", requestBodyLimit);
-  // /oembed and /v run an inspection each: counted in the same per-client window.
+  // /oembed and the share pages (/v, /v/{id} and its card) run an inspection each: counted in the same per-client window.
   app.get("/oembed", inspectRateLimit());
   app.get("/v", inspectRateLimit());
+  app.get("/v/:id", inspectRateLimit());
+  app.get("/v/:id/card.png", inspectRateLimit());
   // The batch spends the rate limit per URL, in its handler (batch-rate.ts), once the URLs are known.
   app.post("/api/v1/inspect/batch", batchBodyLimit);
   // After the body limits (the fingerprint reads a bounded body), before any inspection.
@@ -87,8 +93,11 @@ export function createApp() {
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
     .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
     .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never)
+    .openapi(waveformDataRoute, async (c) => (await serveWaveformData(c, c.req.valid("param").file, c.req.valid("query").bits === "16" ? 16 : 8)) as never)
     .openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)))
     .openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never)
+    .openapi(shareByIdRoute, async (c) => (await answerSharePage(c, urlOfShareIdParam(c.req.valid("param").id), publicBaseUrl(c))) as never)
+    .openapi(shareCardRoute, async (c) => (await answerShareCard(c, urlOfShareIdParam(c.req.valid("param").id), publicBaseUrl(c))) as never)
     .get("/health", (c) => c.json({ status: "ok" as const }, 200))
     // The problem type URIs of RFC 9457 answers resolve to what they mean: a page for browsers, JSON for clients.
     .get("/problems/:name", answerProblemType(publicBaseUrl));

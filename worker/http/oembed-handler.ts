@@ -19,7 +19,7 @@ export async function answerOembed(c: Context<AppEnv>, query: OembedQuery, baseU
   annotate(c, { profile: "oembed", targetHost: hostOf(query.url) });
   const shared = await inspectForSharing(c.env, query.url, baseUrl, { requestId: c.get("requestId"), clientAddress: clientAddressOf(c.req.raw, c.env) });
   annotate(c, { responseSource: shared.outcome.responseSource });
-  const doc = oembedDocument(shared.media, { maxwidth: query.maxwidth, maxheight: query.maxheight, cacheAge: shared.cacheAge, baseUrl });
+  const doc = oembedDocument(shared.media, { maxwidth: query.maxwidth, maxheight: query.maxheight, cacheAge: shared.cacheAge, baseUrl, url: query.url });
   c.header("Cache-Control", shared.complete && shared.cacheAge > 0 ? `public, max-age=${shared.cacheAge}` : "no-store");
   return c.json(doc, 200);
 }

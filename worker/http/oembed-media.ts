@@ -26,7 +26,11 @@ export interface SharedMedia {
   thumbnail: (Size & { url: string }) | undefined;
 }
 
-/** Space an <audio> player takes: oEmbed's "video" type needs a width and a height, and audio has no picture. */
+/**
+ * Space an <audio> player takes: oEmbed's "video" type needs a width and a height, and audio has no picture. The
+ * element is given this size explicitly (playerHtml): a bare <audio controls> is drawn at the browser's own size
+ * (Chromium: 300x54), not the document's.
+ */
 export const audioPlayerSize: Size = { width: 480, height: 54 };
 /** A video (or provider player) whose own size is unknown is given the common 16:9 player size. */
 export const defaultVideoSize: Size = { width: 640, height: 360 };
@@ -77,6 +81,14 @@ function thumbnailOf(record: ResourceRecord, baseUrl: string): SharedMedia["thum
 function sizeOf(width: unknown, height: unknown): Size | undefined {
   const ok = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v > 0;
   return ok(width) && ok(height) ? { width, height } : undefined;
+}
+
+/**
+ * An audio player's size within maxwidth/maxheight: each side on its own, since a control bar has no aspect ratio
+ * to keep (200 wide stays 54 high, where scaling would make it 200x22).
+ */
+export function fitAudioPlayer(size: Size, maxWidth?: number, maxHeight?: number): Size {
+  return { width: Math.min(size.width, maxWidth ?? size.width), height: Math.min(size.height, maxHeight ?? size.height) };
 }
 
 /** Scales `size` down to fit maxwidth/maxheight keeping its aspect ratio; never up (oEmbed 2.2). */

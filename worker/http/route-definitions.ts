@@ -4,6 +4,8 @@ import { BatchBody, EmbedResponse, InspectBody, InspectByQuery, InspectQuery, In
 import { JobResource } from "../../shared/schemas/job.ts";
 import { OembedDocument, OembedQuery, SharePageQuery } from "../../shared/schemas/oembed-document.ts";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
+import { AudioWaveform } from "../../shared/shapes/media-data.ts";
+import { maxShareIdLength } from "../../shared/format/share-id.ts";
 import { errorExamples as e, inspectExamples, jobExamples } from "./openapi-examples.ts";
 import { maxRequestBodyBytes } from "./json-body.ts";
 import { maxRequestIdLength } from "./request-log.ts";
@@ -362,6 +364,86 @@ export const storyboardRoute = createRoute({
     },
     304: { description: "Not modified: the If-None-Match ETag is current", headers: { ETag: { schema: { type: "string" as const } } } },
     404: errorResponse("NOT_FOUND: no such storyboard", { storyboardNotFound: one("NOT_FOUND", e.storyboardNotFound) }),
+    405: methodNotAllowed("GET, HEAD"),
+    500: internal,
+  },
+});
+
+const shareId = z.object({
+  id: z.string().max(maxShareIdLength).meta({
+    description: "The inspected URL as unpadded base64url (identity.shareUrl and the oEmbed document's share_url name it); no lookup, no file extension",
+  }),
+});
+const badShareId = errorResponse("INVALID_URL: the id is not a base64url http(s) URL", { invalidUrl: one("INVALID_URL", e.invalidUrl) });
+
+export const shareByIdRoute = createRoute({
+  method: "get",
+  path: "/v/{id}",
+  operationId: "getSharePageById",
+  tags: ["Sharing"],
+  summary: "Share page of a media URL, by id",
+  description: "The share page of GET /v at an address with no query and no file extension, which unfurlers fetch " +
+    "(some refuse a link whose query ends in .mp4 or .mp3 without fetching it). The page's og:url is this address.",
+  request: { params: shareId },
+  responses: {
+    200: { description: "The page", headers: { "X-Request-Id": requestIdHeader }, content: { "text/html": { schema: z.string() } } },
+    ...sharingErrors,
+    400: badShareId,
+    404: notMedia,
+    405: methodNotAllowed("GET, HEAD"),
+  },
+});
+
+export const shareCardRoute = createRoute({
+  method: "get",
+  path: "/v/{id}/card.png",
+  operationId: "getShareCard",
+  tags: ["Sharing"],
+  summary: "The share page's generated card image",
+  description: "A 1200x630 PNG for media with no picture of its own (audio: the share page's og:image): a colour of the URL's own " +
+    "and the waveform's peaks once `expand=waveform` made them.",
+  request: { params: shareId },
+  responses: {
+    200: { description: "The card", headers: { "X-Request-Id": requestIdHeader }, content: { "image/png": { schema: z.string().meta({ format: "binary" }) } } },
+    ...sharingErrors,
+    400: badShareId,
+    404: notMedia,
+    405: methodNotAllowed("GET, HEAD"),
+  },
+});
+
+export const waveformDataRoute = createRoute({
+  method: "get",
+  path: "/api/v1/waveforms/{file}",
+  operationId: "getWaveformData",
+  tags: ["Thumbnails"],
+  summary: "A waveform as BBC audiowaveform JSON",
+  description: "The buckets of preview.waveform in the format peaks.js and wavesurfer.js load (version 2: signed 16-bit min/max " +
+    "per channel at the file's own sample rate). peaks.js: `dataUri: { json: <url> }`, with zoomLevels at or above samples_per_pixel.",
+  request: {
+    params: z.object({
+      file: z.string().meta({ description: "File name from preview.waveform.url: `<resource key>-<revision>-<channels>x<length>.json`" }),
+    }),
+    query: z.object({
+      bits: z.enum(["8", "16"]).optional().meta({ description: "8 (the default: peaks.js reads only 8-bit data) or 16 (finer: wavesurfer.js and audiowaveform's own tools)" }),
+    }),
+    headers: z.object({
+      "if-none-match": z.string().optional().meta({ description: "An ETag from an earlier answer: 304 when unchanged" }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "audiowaveform JSON",
+      headers: { ETag: { description: "Entity tag for If-None-Match", schema: { type: "string" as const } }, "X-Request-Id": requestIdHeader },
+      content: { "application/json": { schema: AudioWaveform, examples: {
+        mono: one("10 s of mono audio at 44.1 kHz, 100 points", {
+          version: 2, channels: 1, sample_rate: 44_100, samples_per_pixel: 4410, bits: 8, length: 100,
+          data: Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? -31 : 31)),
+        }),
+      } } },
+    },
+    304: { description: "Not modified: the If-None-Match ETag is current", headers: { ETag: { schema: { type: "string" as const } } } },
+    404: errorResponse("NOT_FOUND: no such waveform", { waveformNotFound: one("NOT_FOUND", { status: "error", error: { code: "NOT_FOUND", message: "No such waveform." } }) }),
     405: methodNotAllowed("GET, HEAD"),
     500: internal,
   },

@@ -7,3 +7,4 @@ import { serveStoredFile } from "./thumbnail-handler.ts";
 export function serveStoryboardVtt(c: Context<AppEnv>, file: string): Promise<Response> {
   return serveStoredFile(c, vttKeyForFile(file), "text/vtt; charset=utf-8", "No such storyboard.");
 }
+

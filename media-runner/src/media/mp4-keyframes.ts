@@ -66,7 +66,7 @@ export interface KeyframeSelection {
   pick: number[];
 }
 
-interface Box {
+export interface Box {
   type: string;
   /** Offset of the body (after the header). */
   body: number;
@@ -129,7 +129,7 @@ const videoEntries: Readonly<Record<string, { codec: KeyframeCodec; config: stri
 /** VisualSampleEntry fields before its child boxes: 6 reserved + data_reference_index + 70 bytes. */
 const visualSampleEntryBytes = 78;
 
-interface VideoTrack {
+export interface VideoTrack {
   codec: KeyframeCodec;
   config: Buffer;
   timescale: number;
@@ -220,12 +220,22 @@ class RunCursor {
   }
 }
 
-/**
- * The keyframe nearest to each of `times` (seconds, ascending; ties go to the earlier keyframe), with its byte
- * range. Undefined when the file has no H.264/HEVC video track or holds its samples in fragments (moof).
- */
-export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fileSize: number | undefined,
-  choose: "nearest" | "at-or-before" = "nearest"): KeyframeSelection | undefined {
+/** A video track's sample tables, checked and ready to read (shared by the keyframe and tile-frame readers). */
+export interface SampleTables {
+  buf: Buffer;
+  track: VideoTrack;
+  sampleCount: number;
+  sizeOf: (sample: number) => number;
+  stts: { count: number; first: number };
+  ctts: { count: number; first: number } | undefined;
+  stss: { count: number; first: number } | undefined;
+  syncCount: number;
+  stsc: Box;
+  stco: Box;
+}
+
+/** Undefined when the file has no H.264/HEVC video track or holds its samples in fragments (moof). */
+export function openSampleTables(moovBytes: Buffer): SampleTables | undefined {
   if (moovBytes.length > maxMoovBytes) throw new Mp4IndexError("moov too large");
   if (moovBytes.length < 16 || moovBytes.toString("latin1", 4, 8) !== "moov") throw new Mp4IndexError("not a moov");
   const moov: Box = { type: "moov", body: moovBytes.readUInt32BE(0) === 1 ? 16 : 8, end: moovBytes.length };
@@ -244,18 +254,86 @@ export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fil
   if (sampleCount === 0) return undefined; // fragmented: the samples are in moofs
   if (constantSize === 0) table(buf, stsz, 8, 4);
   const sizeOf = (sample: number) => constantSize !== 0 ? constantSize : buf.readUInt32BE(stsz.body + 12 + (sample - 1) * 4);
-
-  // Sync samples in order, each with its presentation time.
-  const sttsTable = table(buf, stts, 4, 8);
-  const timesCursor = new RunCursor(buf, sttsTable.first, sttsTable.count, false);
   const cttsBox = child(buf, stbl, "ctts");
-  const cttsTable = cttsBox ? table(buf, cttsBox, 4, 8) : undefined;
-  const offsetsCursor = cttsTable ? new RunCursor(buf, cttsTable.first, cttsTable.count, true) : undefined;
-  const stss = child(buf, stbl, "stss");
-  const stssTable = stss ? table(buf, stss, 4, 4) : undefined;
-  const syncCount = stssTable ? stssTable.count : sampleCount;
-  if (!stssTable && sampleCount > maxAllSyncSamples) throw new Mp4IndexError("too many samples to walk without stss");
+  const stssBox = child(buf, stbl, "stss");
+  const stss = stssBox ? table(buf, stssBox, 4, 4) : undefined;
+  const syncCount = stss ? stss.count : sampleCount;
+  if (!stss && sampleCount > maxAllSyncSamples) throw new Mp4IndexError("too many samples to walk without stss");
   if (syncCount === 0) throw new Mp4IndexError("no sync samples");
+  return {
+    buf, track, sampleCount, sizeOf, stts: table(buf, stts, 4, 8), ctts: cttsBox ? table(buf, cttsBox, 4, 8) : undefined,
+    stss, syncCount, stsc, stco,
+  };
+}
+
+/** Presentation times (seconds) of samples asked for in increasing order: one forward pass over stts and ctts. */
+export function presentationClock(tables: SampleTables): (sample: number) => number {
+  const { buf, track } = tables;
+  const times = new RunCursor(buf, tables.stts.first, tables.stts.count, false);
+  const offsets = tables.ctts ? new RunCursor(buf, tables.ctts.first, tables.ctts.count, true) : undefined;
+  return (sample) => (times.timeOf(sample) + (offsets?.valueOf(sample) ?? 0)) / track.timescale + track.shift;
+}
+
+/** The k-th (0-based) sync sample's number. */
+export function syncSample(tables: SampleTables, k: number): number {
+  return tables.stss ? tables.buf.readUInt32BE(tables.stss.first + k * 4) : k + 1;
+}
+
+/**
+ * Byte offset and size of each of `samples` (ascending sample numbers): one pass over stsc's runs and the chunks
+ * holding them; consecutive samples of one chunk follow each other, so a run of samples costs one step each.
+ */
+export function sampleRanges(tables: SampleTables, samples: readonly number[], fileSize: number | undefined): Array<{ offset: number; size: number }> {
+  const { buf, stsc, stco, sizeOf } = tables;
+  const stscTable = table(buf, stsc, 4, 12);
+  const co64 = stco.type === "co64";
+  const chunkTable = table(buf, stco, 4, co64 ? 8 : 4);
+  const chunkOffset = (chunk: number) => co64 ? Number(buf.readBigUInt64BE(chunkTable.first + (chunk - 1) * 8)) : buf.readUInt32BE(chunkTable.first + (chunk - 1) * 4);
+  const out: Array<{ offset: number; size: number }> = new Array(samples.length);
+  let runFirstSample = 1;
+  let w = 0;
+  let previous: { sample: number; chunk: number; offset: number; size: number } | undefined;
+  for (let r = 0; r < stscTable.count && w < samples.length; r++) {
+    const at = stscTable.first + r * 12;
+    const firstChunk = buf.readUInt32BE(at);
+    const perChunk = buf.readUInt32BE(at + 4);
+    const nextFirst = r + 1 < stscTable.count ? buf.readUInt32BE(at + 12) : chunkTable.count + 1;
+    if (firstChunk === 0 || nextFirst <= firstChunk || nextFirst > chunkTable.count + 1 || perChunk === 0) throw new Mp4IndexError("invalid stsc");
+    if (perChunk > maxSamplesPerChunk) throw new Mp4IndexError("too many samples in a chunk");
+    const runSamples = (nextFirst - firstChunk) * perChunk;
+    while (w < samples.length && samples[w]! < runFirstSample + runSamples) {
+      const sample = samples[w]!;
+      if (previous && sample <= previous.sample) throw new Mp4IndexError("samples out of order");
+      const inRun = sample - runFirstSample;
+      const chunk = firstChunk + Math.floor(inRun / perChunk);
+      let offset: number;
+      if (previous && previous.chunk === chunk && previous.sample === sample - 1) offset = previous.offset + previous.size;
+      else {
+        offset = chunkOffset(chunk);
+        for (let s = sample - (inRun % perChunk); s < sample; s++) offset += sizeOf(s);
+      }
+      const size = sizeOf(sample);
+      if (size === 0 || (fileSize !== undefined && offset + size > fileSize)) throw new Mp4IndexError("sample outside the file");
+      out[w] = { offset, size };
+      previous = { sample, chunk, offset, size };
+      w++;
+    }
+    runFirstSample += runSamples;
+  }
+  if (w < samples.length) throw new Mp4IndexError("sample past the chunk table");
+  return out;
+}
+
+/**
+ * The keyframe nearest to each of `times` (seconds, ascending; ties go to the earlier keyframe), with its byte
+ * range. Undefined when the file has no H.264/HEVC video track or holds its samples in fragments (moof).
+ */
+export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fileSize: number | undefined,
+  choose: "nearest" | "at-or-before" = "nearest"): KeyframeSelection | undefined {
+  const tables = openSampleTables(moovBytes);
+  if (!tables) return undefined;
+  const { track, sampleCount, syncCount } = tables;
+  const ptsOf = presentationClock(tables);
 
   // Two pointers: tile j takes the nearer of the last keyframe at or before it and the first one after it
   // (at-or-before: the former, when there is one).
@@ -265,11 +343,10 @@ export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fil
   let j = 0;
   let lastSample = 0;
   for (let k = 0; k < syncCount && j < times.length; k++) {
-    const sample = stssTable ? buf.readUInt32BE(stssTable.first + k * 4) : k + 1;
+    const sample = syncSample(tables, k);
     if (sample <= lastSample || sample > sampleCount) throw new Mp4IndexError("stss out of order or past the samples");
     lastSample = sample;
-    const ticks = timesCursor.timeOf(sample) + (offsetsCursor?.valueOf(sample) ?? 0);
-    const time = ticks / track.timescale + track.shift;
+    const time = ptsOf(sample);
     while (j < times.length && times[j]! < time) {
       const useNext = !previous || (choose === "nearest" && time - times[j]! < times[j]! - previous.time);
       const chosen = useNext ? { sample, time } : previous!;
@@ -284,37 +361,10 @@ export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fil
     pickedTime[j] = previous!.time;
   }
 
-  // Distinct samples in order, then their offsets: one pass over stsc's runs and the chunks holding them.
+  // Distinct samples in order, then their offsets.
   const distinct = [...new Set(pickedSample)].sort((a, b) => a - b);
-  const stscTable = table(buf, stsc, 4, 12);
-  const co64 = stco.type === "co64";
-  const chunkTable = table(buf, stco, 4, co64 ? 8 : 4);
-  const chunkOffset = (chunk: number) => co64 ? Number(buf.readBigUInt64BE(chunkTable.first + (chunk - 1) * 8)) : buf.readUInt32BE(chunkTable.first + (chunk - 1) * 4);
-  const offsets = new Map<number, { offset: number; size: number }>();
-  let runFirstSample = 1;
-  let w = 0;
-  for (let r = 0; r < stscTable.count && w < distinct.length; r++) {
-    const at = stscTable.first + r * 12;
-    const firstChunk = buf.readUInt32BE(at);
-    const perChunk = buf.readUInt32BE(at + 4);
-    const nextFirst = r + 1 < stscTable.count ? buf.readUInt32BE(at + 12) : chunkTable.count + 1;
-    if (firstChunk === 0 || nextFirst <= firstChunk || nextFirst > chunkTable.count + 1 || perChunk === 0) throw new Mp4IndexError("invalid stsc");
-    if (perChunk > maxSamplesPerChunk) throw new Mp4IndexError("too many samples in a chunk");
-    const runSamples = (nextFirst - firstChunk) * perChunk;
-    while (w < distinct.length && distinct[w]! < runFirstSample + runSamples) {
-      const sample = distinct[w]!;
-      const inRun = sample - runFirstSample;
-      const chunk = firstChunk + Math.floor(inRun / perChunk);
-      let offset = chunkOffset(chunk);
-      for (let s = sample - (inRun % perChunk); s < sample; s++) offset += sizeOf(s);
-      const size = sizeOf(sample);
-      if (size === 0 || (fileSize !== undefined && offset + size > fileSize)) throw new Mp4IndexError("keyframe outside the file");
-      offsets.set(sample, { offset, size });
-      w++;
-    }
-    runFirstSample += runSamples;
-  }
-  if (w < distinct.length) throw new Mp4IndexError("keyframe past the chunk table");
+  const ranges = sampleRanges(tables, distinct, fileSize);
+  const offsets = new Map(distinct.map((sample, i) => [sample, ranges[i]!]));
 
   const keyframes: Keyframe[] = distinct.map((sample) => ({ sample, time: pickedTime[pickedSample.indexOf(sample)]!, ...offsets.get(sample)! }));
   keyframes.sort((a, b) => a.offset - b.offset);

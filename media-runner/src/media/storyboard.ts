@@ -1,23 +1,28 @@
 /**
- * A storyboard sprite: evenly spaced frames composed into one WebP by sharp.
+ * A storyboard sprite: one tile per interval, each the frame at its time (what `ffmpeg -ss t -i file` shows),
+ * composed into one WebP by sharp.
  *
- * MP4/MOV with H.264 or HEVC (the common case), on an origin with Range support: the moov's sample tables
- * (mp4-keyframes.ts) say where each keyframe is; for each tile the keyframe nearest its time is picked, and only
- * those samples' bytes are read, in exact Range requests (near ones coalesced, their count bounded by what is
- * left of the inspection's request budget). The moov itself is already in the job's block cache (ffprobe read
- * it). The keyframes, as an Annex B stream with their parameter sets, are decoded by one ffmpeg run reading
- * its standard input (no network: the bytes came through the job's checked RemoteSource), under the same
- * engine bounds as every other run. Measured on a 30 MB 720p faststart MP4 (bench/storyboard.ts): 26.5% of the
- * file and 123 requests with the per-tile seeks below, about the keyframes' own bytes with this path.
+ * MP4/MOV with H.264 or HEVC (the common case), on an origin with Range support: the moov's sample tables say
+ * where each sample is (mp4-tile-frames.ts); for each tile, the samples from the keyframe at or before its time
+ * up to the frame at it (tiles sharing a keyframe share one run, so one keyframe in a whole clip is decoded
+ * once, forwards), and only those samples' bytes are read, in exact Range requests (near ones coalesced, their
+ * count bounded by what is left of the inspection's request budget). Where keyframes fall on the tiles' times
+ * that is the keyframes alone. Past maxForwardFrames / maxForwardDecodePixels the tiles show the nearest
+ * keyframes instead, and say so (frameTimes; the WebVTT cues then start at those frames). The moov itself is
+ * already in the job's block cache (ffprobe read it). The samples, as an Annex B stream with their parameter
+ * sets, are decoded by one ffmpeg run reading its standard input (no network: the bytes came through the job's
+ * checked RemoteSource), under the same engine bounds as every other run. Measured on a 30 MB 720p faststart MP4
+ * (bench/storyboard.ts): 26.5% of the file and 123 requests with the per-tile seeks below, about the keyframes'
+ * own bytes with this path.
  *
  * Anything else (WebM/MKV, AVI, other codecs, fragmented MP4, no Range support, or sample tables this reader
- * refuses): one ffmpeg run per tile seeking to its time with `-ss` before `-i` (keyframe-before, frame.ts)
- * through the Range proxy, so the demuxer reads the index and then each keyframe with the packets around it.
+ * refuses): one ffmpeg run per tile seeking exactly to its time with `-ss` before `-i` (frame.ts) through the
+ * Range proxy, so the demuxer reads the index, then the keyframe before the time and the packets up to it.
  * One ffmpeg reading the whole file through a keyframe `select` filter would pull the entire file
  * (test/runner/storyboard-waveform.test.ts measures the three).
  */
 import sharp from "sharp";
-import { storyboardPlan, storyboardTileHeight, storyboardTileWidth } from "../../../shared/media/storyboard-plan.ts";
+import { storyboardEndMarginSeconds, storyboardPlan, storyboardTileHeight, storyboardTileWidth } from "../../../shared/media/storyboard-plan.ts";
 import type { RunnerStoryboard } from "../../../shared/shapes/runner.ts";
 import { RunnerError } from "../errors.ts";
 import type { RemoteSource } from "../fetch/remote-source.ts";
@@ -28,6 +33,7 @@ import { engineMaxAllocBytes, engineMaxStreams, probeAnalyzeMicroseconds, probeS
 import {
   annexBAccessUnit, Mp4IndexError, parameterSets, selectKeyframes, type KeyframeCodec,
 } from "./mp4-keyframes.ts";
+import { selectTileFrames } from "./mp4-tile-frames.ts";
 import { runProcess } from "./run-process.ts";
 import { boundStoryboardPlan } from "./work-walls.ts";
 
@@ -42,6 +48,13 @@ export const maxKeyframeRequests = 48;
 const keyframeRequestConcurrency = 4;
 /** The keyframes' bytes held at once (and fed to the decoder); more goes the general way. */
 export const maxKeyframeBytes = 32 * 1024 * 1024;
+/**
+ * Where keyframes are sparser than the tiles, the frames after them are decoded up to each tile's time, within
+ * this many pictures and this many decoded pixels (about 1,500 frames of 720p, 240 of 4K) per storyboard; past
+ * either, the tiles show keyframes and the track's cues start at the keyframes' own times.
+ */
+export const maxForwardFrames = 3000;
+export const maxForwardDecodePixels = 1_500_000_000;
 
 export interface StoryboardInput {
   durationSeconds: number;
@@ -63,20 +76,34 @@ export interface KeyframeReading {
   formatName: string | undefined;
   /** Origin requests the keyframe reads may make (what the inspection's budget leaves, less a reserve). */
   maxRequests: number;
+  /**
+   * Origin bytes decoding forward may read (what the budget leaves, less a reserve): past it the tiles show
+   * keyframes instead of failing the stage on the budget.
+   */
+  maxForwardBytes?: number;
 }
 
 export interface StoryboardResult {
   storyboard: RunnerStoryboard;
-  /** keyframes-by-range: the sample tables' path; seek-per-tile: one ffmpeg seek per tile through the proxy. */
-  method: "keyframes-by-range" | "seek-per-tile";
+  /**
+   * frames-by-range: the sample tables' path, each tile the frame at its time (decoded forward from its keyframe);
+   * keyframes-by-range: the same path showing keyframes (forward decoding would pass its bounds);
+   * seek-per-tile: one exact ffmpeg seek per tile through the proxy.
+   */
+  method: "frames-by-range" | "keyframes-by-range" | "seek-per-tile";
   /** Why the sample tables' path was not taken, when it was not. */
   fallback?: string;
 }
 
-/** Frame times of the plan: tile i shows the keyframe nearest i x interval (clamped inside the file). */
+/** Frame times of the plan: tile i shows the frame at i x interval (clamped inside the file). */
 export function tileTimes(durationSeconds: number, interval: number, tiles: number): number[] {
-  const last = Math.max(0, durationSeconds - 0.1);
+  const last = Math.max(0, durationSeconds - storyboardEndMarginSeconds);
   return Array.from({ length: tiles }, (_, i) => Math.min(i * interval, last));
+}
+
+/** Seconds to the millisecond, rounded down: a cue starting there still starts at or before its frame. */
+function floorMs(seconds: number): number {
+  return Math.max(0, Math.floor(seconds * 1000 + 1e-6) / 1000);
 }
 
 export async function buildStoryboard(
@@ -89,18 +116,22 @@ export async function buildStoryboard(
   const times = tileTimes(video.durationSeconds, plan.interval, plan.tiles);
   const grid = { tileWidth, tileHeight };
   let tiles: Array<Buffer | undefined> | undefined;
+  // What each tile shows: the frame at its time unless the sample tables' path says otherwise.
+  let frameTimes = times;
   let fallback: string | undefined;
+  let reading: "frames" | "keyframes" = "frames";
   if (keyframes) {
     try {
-      tiles = await tilesFromKeyframes(keyframes, times, grid, video, options);
-      if (!tiles) fallback = "not an MP4/MOV H.264 or HEVC track on an origin with Range support";
+      const read = await tilesFromKeyframes(keyframes, times, grid, video, options);
+      if (!read) fallback = "not an MP4/MOV H.264 or HEVC track on an origin with Range support";
+      else ({ tiles, frameTimes, reading } = read);
     } catch (error) {
       // Only what this path itself refused falls back; the origin, the budget and the deadline fail the stage.
       if (!(error instanceof Mp4IndexError || error instanceof KeyframeDecodeError)) throw error;
       fallback = error.message;
     }
   }
-  const method = tiles ? "keyframes-by-range" : "seek-per-tile";
+  const method = tiles ? (reading === "frames" ? "frames-by-range" : "keyframes-by-range") : "seek-per-tile";
   tiles ??= await tilesBySeeking(input, times, grid, options);
   if (tiles.every((tile) => tile === undefined)) throw new RunnerError("CORRUPT_MEDIA", "no video frame could be decoded for the storyboard");
   const rows = Math.ceil(plan.tiles / plan.columns);
@@ -111,7 +142,10 @@ export async function buildStoryboard(
     .webp({ quality: spriteWebpQuality })
     .toBuffer();
   return {
-    storyboard: { base64: sprite.toString("base64"), contentType: "image/webp", tiles: plan.tiles, columns: plan.columns, tileWidth, tileHeight, interval: plan.interval },
+    storyboard: {
+      base64: sprite.toString("base64"), contentType: "image/webp", tiles: plan.tiles, columns: plan.columns, tileWidth, tileHeight, interval: plan.interval,
+      frameTimes: frameTimes.map(floorMs), duration: Math.round(video.durationSeconds * 1000) / 1000,
+    },
     method,
     ...(fallback !== undefined ? { fallback } : {}),
   };
@@ -125,7 +159,8 @@ interface TileGrid {
 /** The general path: one ffmpeg seek per tile through the proxy, tiles as raw RGB of the tile's size. */
 async function tilesBySeeking(input: string, times: number[], grid: TileGrid, options: StoryboardFrameOptions): Promise<Array<Buffer | undefined>> {
   const { tileWidth, tileHeight } = grid;
-  const frameOptions: FrameOptions = { ...options, mode: "keyframe-before", maxPx: Math.max(tileWidth, tileHeight) };
+  // exact: ffmpeg decodes from the keyframe before the time up to the frame at it (what `-ss t -i` shows).
+  const frameOptions: FrameOptions = { ...options, mode: "exact", maxPx: Math.max(tileWidth, tileHeight) };
   const tiles: Array<Buffer | undefined> = new Array(times.length);
   let next = 0;
   const worker = async () => {
@@ -150,29 +185,67 @@ export class KeyframeDecodeError extends Error {
   }
 }
 
+interface TablesRead {
+  tiles: Array<Buffer | undefined>;
+  frameTimes: number[];
+  /** frames: each tile is the frame at its time; keyframes: the keyframe nearest it (forward decoding was over its bounds). */
+  reading: "frames" | "keyframes";
+}
+
+/** A sample to feed the decoder: where it is, and whether its parameter sets go first. */
+interface FedSample {
+  offset: number;
+  size: number;
+  sync: boolean;
+}
+
 /** The sample tables' path; undefined when it does not apply to this file. */
 async function tilesFromKeyframes(
   reading: KeyframeReading, times: number[], grid: TileGrid, video: StoryboardInput, options: StoryboardFrameOptions,
-): Promise<Array<Buffer | undefined> | undefined> {
+): Promise<TablesRead | undefined> {
   const { source } = reading;
   if (!source.rangeSupported || source.size === undefined || !/(^|,)(mov|mp4)(,|$)/.test(reading.formatName ?? "")) return undefined;
   const moov = await readMoov(source, source.size);
   if (!moov) return undefined;
-  const selection = selectKeyframes(moov, times, source.size);
-  if (!selection) return undefined;
-  const total = selection.keyframes.reduce((sum, k) => sum + k.size, 0);
+  const pixels = Math.max(1, video.width * video.height);
+  const frameCap = Math.max(1, Math.min(maxForwardFrames, Math.floor(maxForwardDecodePixels / pixels)));
+  const frames = selectTileFrames(moov, times, source.size, frameCap);
+  if (!frames) return undefined;
+  let fed: FedSample[];
+  let output: number[];
+  let frameTimes: number[];
+  let codec: KeyframeCodec;
+  let config: Buffer;
+  let kind: TablesRead["reading"];
+  const forwardCap = Math.min(maxKeyframeBytes, reading.maxForwardBytes ?? Infinity);
+  if (frames !== "too-many" && frames.samples.reduce((sum, k) => sum + k.size, 0) <= forwardCap) {
+    ({ codec, config, output, frameTimes } = frames);
+    fed = frames.samples;
+    kind = "frames";
+  } else {
+    const selection = selectKeyframes(moov, times, source.size);
+    if (!selection) return undefined;
+    ({ codec, config } = selection);
+    fed = selection.keyframes.map((k) => ({ offset: k.offset, size: k.size, sync: true }));
+    output = selection.pick;
+    frameTimes = selection.pick.map((i) => selection.keyframes[i]!.time);
+    kind = "keyframes";
+  }
+  const total = fed.reduce((sum, k) => sum + k.size, 0);
   if (total > maxKeyframeBytes) throw new Mp4IndexError("the keyframes are too large to hold");
-  const ranges = planRanges(selection.keyframes.map((k) => ({ start: k.offset, end: k.offset + k.size - 1 })), coalesceGapBytes, reading.maxRequests);
+  const ranges = planRanges(fed.map((k) => ({ start: k.offset, end: k.offset + k.size - 1 })), coalesceGapBytes, reading.maxRequests);
   if (ranges.reduce((sum, r) => sum + r.end - r.start + 1, 0) > maxKeyframeBytes) throw new Mp4IndexError("the coalesced keyframe ranges are too large to hold");
   const bodies = await readRanges(source, ranges);
-  const params = parameterSets(selection.codec, selection.config);
-  const stream = Buffer.concat(selection.keyframes.flatMap((k) => {
+  const params = parameterSets(codec, config);
+  const none = { nalLengthSize: params.nalLengthSize, nals: [] };
+  const stream = Buffer.concat(fed.flatMap((k) => {
     const r = ranges.findIndex((range) => range.start <= k.offset && k.offset + k.size - 1 <= range.end);
     const body = bodies[r]!;
-    return annexBAccessUnit(selection.codec, params, body.subarray(k.offset - ranges[r]!.start, k.offset - ranges[r]!.start + k.size));
+    return annexBAccessUnit(codec, k.sync ? params : none, body.subarray(k.offset - ranges[r]!.start, k.offset - ranges[r]!.start + k.size));
   }));
-  const frames = await decodeKeyframes(stream, selection.codec, selection.keyframes.length, grid, video.rotation ?? 0, options);
-  return selection.pick.map((i) => frames[i]);
+  const wanted = [...new Set(output)].sort((a, b) => a - b);
+  const pictures = await decodePictures(stream, codec, fed.length, wanted, grid, video.rotation ?? 0, options);
+  return { tiles: output.map((i) => pictures.get(i)), frameTimes, reading: kind };
 }
 
 export interface ByteRange {
@@ -227,15 +300,19 @@ function rotationFilters(rotation: number): string[] {
 }
 
 /**
- * One ffmpeg run over the keyframes' Annex B stream on its standard input: the raw h264/hevc demuxer only,
- * no protocol but the pipe, the runner's input bounds (pixels, probe size, streams, allocation, threads).
- * Each keyframe comes out as one raw RGB tile, letterboxed in black like the general path's.
+ * One ffmpeg run over the samples' Annex B stream on its standard input: the raw h264/hevc demuxer only, no
+ * protocol but the pipe, the runner's input bounds (pixels, probe size, streams, allocation, threads). Of the
+ * `count` pictures decoded, those numbered in `wanted` (output order) come out, each as one raw RGB tile,
+ * letterboxed in black like the general path's. The last picture comes out too, as a check: fewer pictures
+ * than samples fed (one did not decode) would shift the numbering, and the general path takes over instead.
  */
-async function decodeKeyframes(
-  stream: Buffer, codec: KeyframeCodec, count: number, grid: TileGrid, rotation: number, options: StoryboardFrameOptions,
-): Promise<Buffer[]> {
+async function decodePictures(
+  stream: Buffer, codec: KeyframeCodec, count: number, wanted: number[], grid: TileGrid, rotation: number, options: StoryboardFrameOptions,
+): Promise<Map<number, Buffer>> {
   const { tileWidth: w, tileHeight: h } = grid;
+  const chosen = wanted.at(-1) === count - 1 ? wanted : [...wanted, count - 1];
   const filter = [
+    `select=${chosen.map((n) => `eq(n\\,${n})`).join("+")}`,
     ...rotationFilters(rotation),
     "scale=iw*sar:ih", // square pixels, so anamorphic video is not squashed
     `scale=${w}:${h}:force_original_aspect_ratio=decrease:flags=area`,
@@ -252,22 +329,22 @@ async function decodeKeyframes(
       "-probesize", String(probeSizeBytes), "-analyzeduration", String(probeAnalyzeMicroseconds),
       "-max_streams", String(engineMaxStreams),
       ...engineBoundArgs(engineMaxAllocBytes),
-      // Every picture fed is a keyframe: show each one even when it is an I picture that is not an IDR.
+      // Every run starts at a keyframe: show each picture even after an I picture that is not an IDR.
       "-flags2", "+showall",
       "-f", codec, "-i", "pipe:0",
       "-map", "0:v:0", "-an", "-sn", "-dn",
-      "-fps_mode", "passthrough", "-frames:v", String(count),
+      "-fps_mode", "passthrough", "-frames:v", String(chosen.length),
       "-vf", filter, ...ffmpegOutputBoundArgs(),
       "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1",
     ],
     {
-      timeoutMs: options.timeoutMs, maxStdoutBytes: count * frameBytes, stdin: stream,
+      timeoutMs: options.timeoutMs, maxStdoutBytes: chosen.length * frameBytes, stdin: stream,
       ...(options.signal ? { signal: options.signal } : {}),
     },
   );
   if (result.code !== 0) throw new KeyframeDecodeError("the keyframes could not be decoded on their own", engineDiagnostics(result.stderr));
-  if (result.stdout.length !== count * frameBytes) {
-    throw new KeyframeDecodeError(`${Math.floor(result.stdout.length / frameBytes)} of ${count} keyframes decoded`);
+  if (result.stdout.length !== chosen.length * frameBytes) {
+    throw new KeyframeDecodeError(`${Math.floor(result.stdout.length / frameBytes)} of ${chosen.length} pictures decoded`);
   }
-  return Array.from({ length: count }, (_, i) => result.stdout.subarray(i * frameBytes, (i + 1) * frameBytes));
+  return new Map(chosen.map((n, i) => [n, result.stdout.subarray(i * frameBytes, (i + 1) * frameBytes)]));
 }

@@ -1,22 +1,28 @@
 /**
- * Peaks and EBU R128 loudness of the whole audio, from one ffmpeg run: the ebur128 filter (peak=true) measures
- * the decoded audio and passes it on, downmixed to mono and resampled to a low rate, as 16-bit PCM on
- * stdout; the peaks are the largest |sample| per bucket. The PCM rate is chosen from the duration so the
- * output never exceeds waveformMaxPcmBytes, whatever the file's length.
+ * Peaks and EBU R128 loudness of the whole audio, from one ffmpeg run at the file's own sample rate: the ebur128
+ * filter (peak=true) measures the decoded programme and passes it on unchanged; asetnsamples cuts it into
+ * buckets of samples_per_pixel samples, astats measures each bucket's true minimum and maximum per channel, and
+ * ametadata prints them on stdout as text: the output grows with the bucket count (at most waveformMaxPeaks),
+ * never with the duration, and nothing is downmixed or resampled, so no peak is lost.
+ *
+ * The result is BBC audiowaveform's JSON (version 2: signed 16-bit min/max pairs per channel), which peaks.js
+ * and wavesurfer.js read, and the older mono form (`peaks`, 0-1) made from the same buckets: the largest
+ * |sample| of any channel.
  */
-import { waveformMaxPeaks, waveformMinPeaks } from "../../../shared/shapes/media-data.ts";
+import { waveformMaxPeaks, waveformMinPeaks, type AudioWaveform } from "../../../shared/shapes/media-data.ts";
 import type { RunnerResponse } from "../../../shared/shapes/runner.ts";
 import { RunnerError } from "../errors.ts";
 import { engineDiagnostics, ffmpegOutputBoundArgs, safeInputArgs } from "./engine-args.ts";
 import { runProcess } from "./run-process.ts";
 
-/** Most PCM bytes read back from ffmpeg (16-bit mono): the memory bound of the peaks step. */
-export const waveformMaxPcmBytes = 32 * 1024 * 1024;
-/** PCM rate bounds: 8 kHz keeps the envelope of speech and music; the floor still gives several samples per bucket. */
-export const waveformMaxSampleRate = 8000;
-export const waveformMinSampleRate = 100;
 /** Buckets per second of audio before the count is clamped to [waveformMinPeaks, waveformMaxPeaks]. */
 const peaksPerSecondTarget = 10;
+/** Channels measured one by one; a file with more has no waveform (the stage fails and says why). */
+export const waveformMaxChannels = 8;
+/** Text ametadata prints per bucket and channel is under 100 bytes: the stdout bound of the step. */
+const maxMetadataBytes = waveformMaxPeaks * 2 * (waveformMaxChannels * 100 + 64);
+/** Full scale of the JSON's 16-bit values. */
+const fullScale16 = 32767;
 
 export interface WaveformOptions {
   ffmpeg: string;
@@ -26,16 +32,27 @@ export interface WaveformOptions {
   httpProxy?: string;
 }
 
-export type AudioPreview = Required<Pick<RunnerResponse, "waveform">> & Pick<RunnerResponse, "loudness">;
+export type AudioPreview = Required<Pick<RunnerResponse, "waveform" | "audiowaveform">> & Pick<RunnerResponse, "loudness">;
 
-export function waveformSampleRate(durationSeconds: number): number {
-  const fits = Math.floor(waveformMaxPcmBytes / 2 / Math.max(durationSeconds, 1));
-  return Math.max(waveformMinSampleRate, Math.min(waveformMaxSampleRate, fits));
+export interface AudioShape {
+  durationSeconds: number;
+  /** Hz, as ffprobe reports the decoded stream. */
+  sampleRate: number;
+  channels: number;
 }
 
-export async function buildWaveform(input: string, durationSeconds: number, options: WaveformOptions): Promise<AudioPreview> {
-  if (!(durationSeconds > 0)) throw new RunnerError("UNSUPPORTED_MEDIA", "a waveform needs the audio's duration");
-  const rate = waveformSampleRate(durationSeconds);
+/** Samples per bucket so that the whole audio makes about peaksPerSecondTarget buckets a second, within the bounds. */
+export function samplesPerPixel(shape: AudioShape): number {
+  const samples = shape.durationSeconds * shape.sampleRate;
+  const buckets = Math.max(waveformMinPeaks, Math.min(waveformMaxPeaks, Math.round(shape.durationSeconds * peaksPerSecondTarget)));
+  return Math.max(1, Math.ceil(samples / buckets));
+}
+
+export async function buildWaveform(input: string, shape: AudioShape, options: WaveformOptions): Promise<AudioPreview> {
+  if (!(shape.durationSeconds > 0)) throw new RunnerError("UNSUPPORTED_MEDIA", "a waveform needs the audio's duration");
+  if (!(shape.sampleRate > 0) || !(shape.channels > 0)) throw new RunnerError("UNSUPPORTED_MEDIA", "a waveform needs the audio's sample rate and channels");
+  if (shape.channels > waveformMaxChannels) throw new RunnerError("UNSUPPORTED_MEDIA", `a waveform is drawn for at most ${waveformMaxChannels} channels`);
+  const spp = samplesPerPixel(shape);
   const result = await runProcess(
     options.ffmpeg,
     [
@@ -44,37 +61,93 @@ export async function buildWaveform(input: string, durationSeconds: number, opti
       ...safeInputArgs(options.maxPixels),
       "-i", input,
       "-map", "0:a:0", "-vn", "-sn", "-dn",
-      // The mono downmix is the output's (-ac 1, converted after aresample): an aformat after ebur128 would be
-      // negotiated back through it, and ebur128 would measure the downmix (3 LU off on stereo), not the programme.
-      "-af", `ebur128=peak=true:framelog=verbose,aresample=osr=${rate}:osf=s16`,
+      "-af", [
+        "ebur128=peak=true:framelog=verbose",
+        // ebur128 hands on doubles: astats reports them as they are, full scale 1.
+        "aformat=sample_fmts=dbl",
+        `asetnsamples=n=${spp}:p=0`,
+        "astats=metadata=1:reset=1:measure_perchannel=Min_level+Max_level:measure_overall=none",
+        "ametadata=mode=print:file=-",
+      ].join(","),
       ...ffmpegOutputBoundArgs(),
-      "-ac", "1", "-f", "s16le", "pipe:1",
+      "-f", "null", "-",
     ],
     {
-      timeoutMs: options.timeoutMs, maxStdoutBytes: waveformMaxPcmBytes + 64 * 1024,
+      timeoutMs: options.timeoutMs, maxStdoutBytes: maxMetadataBytes,
       ...(options.signal ? { signal: options.signal } : {}), ...(options.httpProxy ? { httpProxy: options.httpProxy } : {}),
     },
   );
   if (result.code !== 0) throw new RunnerError("CORRUPT_MEDIA", "the audio could not be decoded", engineDiagnostics(result.stderr));
-  const waveform = peaksOf(result.stdout, rate);
+  const buckets = parseBucketLevels(result.stdout.toString("latin1"), shape.channels);
+  const { audiowaveform, waveform } = waveformsOf(buckets, shape, spp);
   const loudness = parseEbur128Summary(result.stderr);
-  return { waveform, ...(loudness ? { loudness } : {}) };
+  return { waveform, audiowaveform, ...(loudness ? { loudness } : {}) };
 }
 
-/** Largest |sample| per bucket of 16-bit little-endian mono PCM, 0-1 with 3 decimals. */
-export function peaksOf(pcm: Buffer, sampleRate: number): { peaks: number[]; perSecond: number } {
-  const samples = Math.floor(pcm.length / 2);
-  const seconds = samples / sampleRate;
-  const count = Math.max(waveformMinPeaks, Math.min(waveformMaxPeaks, Math.round(seconds * peaksPerSecondTarget)));
-  if (samples < count) throw new RunnerError("UNSUPPORTED_MEDIA", "the audio is too short for a waveform");
-  const peaks: number[] = new Array(count);
-  for (let b = 0; b < count; b++) {
-    const end = Math.floor(((b + 1) * samples) / count);
-    let max = 0;
-    for (let i = Math.floor((b * samples) / count); i < end; i++) max = Math.max(max, Math.abs(pcm.readInt16LE(i * 2)));
-    peaks[b] = Math.round(Math.min(1, max / 32767) * 1000) / 1000;
+/** One bucket's [min, max] per channel, full scale 1. */
+export type BucketLevels = Array<Array<[number, number]>>;
+
+/**
+ * ametadata's print: a `frame:N ...` line starts each bucket, then `lavfi.astats.<channel>.Min_level=<v>` and
+ * `...Max_level=<v>` lines. One pass over the lines; anything else is ignored.
+ */
+export function parseBucketLevels(text: string, channels: number): BucketLevels {
+  const buckets: BucketLevels = [];
+  let current: Array<[number, number]> | undefined;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("frame:")) {
+      current = Array.from({ length: channels }, () => [0, 0] as [number, number]);
+      buckets.push(current);
+      continue;
+    }
+    if (!current || !line.startsWith("lavfi.astats.")) continue;
+    const dot = line.indexOf(".", "lavfi.astats.".length);
+    const equals = line.indexOf("=", dot);
+    if (dot < 0 || equals < 0) continue;
+    const channel = Number(line.slice("lavfi.astats.".length, dot)) - 1;
+    const key = line.slice(dot + 1, equals);
+    const value = Number.parseFloat(line.slice(equals + 1));
+    if (!(channel >= 0 && channel < channels) || !Number.isFinite(value)) continue;
+    if (key === "Min_level") current[channel]![0] = value;
+    else if (key === "Max_level") current[channel]![1] = value;
   }
-  return { peaks, perSecond: Math.round((count / seconds) * 1e6) / 1e6 };
+  return buckets;
+}
+
+/**
+ * The two forms from the buckets. More buckets than waveformMaxPeaks (the duration was under-reported) are
+ * merged in pairs, doubling samples_per_pixel, so the answer keeps its bound.
+ */
+export function waveformsOf(levels: BucketLevels, shape: AudioShape, samplesPerPixelIn: number): Pick<AudioPreview, "waveform" | "audiowaveform"> {
+  let buckets = levels;
+  let spp = samplesPerPixelIn;
+  while (buckets.length > waveformMaxPeaks) {
+    const merged: BucketLevels = [];
+    for (let i = 0; i < buckets.length; i += 2) {
+      const a = buckets[i]!;
+      const b = buckets[i + 1];
+      merged.push(a.map(([min, max], c) => [Math.min(min, b?.[c]![0] ?? min), Math.max(max, b?.[c]![1] ?? max)]));
+    }
+    buckets = merged;
+    spp *= 2;
+  }
+  if (buckets.length < waveformMinPeaks) throw new RunnerError("UNSUPPORTED_MEDIA", "the audio is too short for a waveform");
+  // Rounded outwards: a peak is never drawn lower than it is.
+  const toInt16 = (v: number, round: (x: number) => number) => Math.max(-32768, Math.min(32767, round(v * fullScale16)));
+  const data: number[] = [];
+  const peaks: number[] = [];
+  for (const bucket of buckets) {
+    let peak = 0;
+    for (const [min, max] of bucket) {
+      data.push(toInt16(min, Math.floor), toInt16(max, Math.ceil));
+      peak = Math.max(peak, Math.abs(min), Math.abs(max));
+    }
+    peaks.push(Math.round(Math.min(1, peak) * 1000) / 1000);
+  }
+  const audiowaveform: AudioWaveform = {
+    version: 2, channels: shape.channels, sample_rate: shape.sampleRate, samples_per_pixel: spp, bits: 16, length: buckets.length, data,
+  };
+  return { audiowaveform, waveform: { peaks, perSecond: Math.round((shape.sampleRate / spp) * 1e6) / 1e6 } };
 }
 
 /** A number after `label` on one line of the summary (a label per line: no scan over the whole text). */

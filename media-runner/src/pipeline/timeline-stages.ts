@@ -14,10 +14,18 @@ import { positive } from "../media/ffprobe.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { failureReason, type StageOutcomes } from "./preview-stages.ts";
 
-type TimelineResults = Pick<RunnerResponse, "storyboard" | "waveform" | "loudness">;
+type TimelineResults = Pick<RunnerResponse, "storyboard" | "waveform" | "audiowaveform" | "loudness">;
 
 /** Origin requests kept back from the storyboard's keyframe reads for the rest of the job. */
 const keyframeRequestReserve = 8;
+
+/** Origin bytes kept back from the storyboard's forward decoding for the rest of the job. */
+const forwardByteReserve = 4 * 1024 * 1024;
+
+/** What decoding forward may read: what the job's byte budget leaves, less a reserve (no budget: no cap here). */
+function forwardByteAllowance(ctx: JobContext): number | undefined {
+  return ctx.budget ? Math.max(0, ctx.budget.limit.bytes - ctx.budget.used.bytes - forwardByteReserve) : undefined;
+}
 
 /** The keyframe reads' share of the job's request budget: what is left less a reserve, within the storyboard's own cap. */
 function keyframeRequestAllowance(ctx: JobContext): number {
@@ -73,6 +81,7 @@ export async function timelineStages(
           framePixels: codedPixels(video),
         }, { ...engine, timeoutMs: config.processTimeoutMs }, {
           source, formatName: probed.format?.format_name, maxRequests: keyframeRequestAllowance(ctx),
+          ...(forwardByteAllowance(ctx) !== undefined ? { maxForwardBytes: forwardByteAllowance(ctx)! } : {}),
         });
         method = built.fallback !== undefined ? `${built.method} (${built.fallback})`.slice(0, 200) : built.method;
         return { storyboard: built.storyboard };
@@ -88,11 +97,11 @@ export async function timelineStages(
     if (!audio) stages.waveform = { status: "skipped", reason: "the file has no audio stream" };
     // The whole audio is decoded: the job's deadline (signal) bounds it, not the per-step limit.
     else {
+      const shape = { durationSeconds: durationSeconds(probed, audio) ?? 0, sampleRate: Number(audio.sample_rate ?? 0), channels: audio.channels ?? 0 };
       await attempt("waveform", () => {
-        const seconds = durationSeconds(probed, audio) ?? 0;
         // What the header declares decides before any decoding (work-walls.ts); the engine budget bounds the rest.
-        checkWaveformDeclaration(seconds, audio.channels, positive(audio.sample_rate));
-        return buildWaveform(input, seconds, { ...engine, timeoutMs: config.jobTimeoutMs });
+        checkWaveformDeclaration(shape.durationSeconds, audio.channels, positive(audio.sample_rate));
+        return buildWaveform(input, shape, { ...engine, timeoutMs: config.jobTimeoutMs });
       });
     }
   }
