@@ -38,16 +38,19 @@ const ffmpegInputs: Readonly<Partial<Record<ExtraImageFormat | "bmp" | "ico" | "
   dds: ["-f", "dds_pipe"],
   "jpeg-lossless": ["-f", "jpeg_pipe"],
   tga: ["-f", "image2", "-pattern_type", "none", "-c:v", "targa"],
+  pfm: ["-f", "pfm_pipe"],
 };
 
 const legacyFfmpegFormats: ReadonlyArray<{ name: "bmp" | "ico" | "jxl"; matches: (b: Buffer) => boolean }> = [
   { name: "bmp", matches: (b) => b[0] === 0x42 && b[1] === 0x4d },
-  { name: "ico", matches: (b) => b.readUInt32BE(0) === 0x00000100 || b.readUInt32BE(0) === 0x00000200 },
+  // ICONDIR: reserved 0, type 1 (icon) or 2 (cursor), then a non-zero image count. Without the count an
+  // uncompressed TGA (id length 0, no colour map, image type 2: 00 00 02 00) would pass for a cursor.
+  { name: "ico", matches: (b) => (b.readUInt32BE(0) === 0x00000100 || b.readUInt32BE(0) === 0x00000200) && b.readUInt16LE(4) > 0 },
   { name: "jxl", matches: (b) => (b[0] === 0xff && b[1] === 0x0a) || b.subarray(4, 8).toString("latin1") === "JXL " },
 ];
 
 export type ImageDecoder = { kind: "sharp" } | { kind: "ffmpeg"; format: string; inputArgs: readonly string[] } | { kind: "libheif" }
-  | { kind: "svg-root"; offset: number };
+  | { kind: "svg-root"; offset: number } | { kind: "slice"; offset: number; end?: number };
 
 /** The decoder for a file head: ffmpeg or libheif for the formats libvips lacks, else sharp. */
 export function decoderOf(head: Buffer): ImageDecoder {
@@ -97,7 +100,13 @@ async function ffmpegToPng(file: string, inputArgs: readonly string[], options: 
 
 /** Converts the file once when sharp cannot read it (ffmpeg or libheif to PNG); sharp's formats stay as they are. */
 export async function openImage(file: string, head: Buffer, options: DecodeOptions): Promise<ImageSource> {
-  const decoder = decoderOf(head);
+  return openImageWith(decoderOf(head), file, options);
+}
+
+/** The file made readable for sharp by one named decoder. */
+export async function openImageWith(decoder: ImageDecoder, file: string, options: DecodeOptions): Promise<ImageSource> {
+  // A picture behind bytes that are not its own (junk before a JPEG's SOI, an icon set's largest PNG): sharp reads that part.
+  if (decoder.kind === "slice") return { input: (await readFile(file)).subarray(decoder.offset, decoder.end), decoder: "sharp" };
   if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
   if (decoder.kind === "libheif") return { input: await heifToPngFile(file, options), decoder: "libheif" };
   // The document from its root element (sharp reads the SVG as a string; the size was capped by the download).

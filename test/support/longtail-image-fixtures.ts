@@ -1,0 +1,122 @@
+/**
+ * Damaged and less common pictures, made at set-up with ffmpeg, ImageMagick and exiftool (then cut or patched
+ * here where the damage is the point). Each shows the shared scene (image-format-fixtures.ts: 96x64, red left,
+ * blue right) unless `scene` is false; the photo-like ones are 320x240 testsrc2 frames.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { scene } from "./image-format-fixtures.ts";
+
+export interface LongtailFixture {
+  file: string;
+  width: number;
+  height: number;
+  /** The scene is in the picture (left red, right blue); false for a photo-like test frame or a cut scan. */
+  scene: boolean;
+  hasAlpha?: boolean;
+}
+
+const photo = { width: 320, height: 240, scene: false } as const;
+const still = { width: scene.width, height: scene.height, scene: true } as const;
+
+export const longtailFixtures: readonly LongtailFixture[] = [
+  { file: "lt-junk-before-soi.jpg", ...photo },
+  { file: "lt-exif-overrun.jpg", ...photo },
+  { file: "lt-app14-truncated.jpg", ...photo },
+  { file: "lt-truncated-end.jpg", ...photo },
+  { file: "lt-broken-idat.png", ...photo },
+  { file: "lt-truncated-iend.png", ...photo },
+  { file: "lt-junk-before-sig.png", ...photo },
+  { file: "lt-bottom-left.tga", ...still },
+  { file: "lt-rgba.tga", ...still, hasAlpha: true },
+  { file: "lt-16bit.tga", ...still },
+  { file: "lt-tiled16-lzw.tif", ...still },
+  { file: "lt-planar8-lzw.tif", ...still },
+  { file: "lt-planar16-lzw.tif", ...still },
+  { file: "lt-rgba.psd", ...still, hasAlpha: true },
+  { file: "lt-float.pfm", ...still },
+];
+
+const quiet = { stdio: ["ignore", "ignore", "pipe"] } as const;
+const ffmpeg = (args: string[]) => execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", ...args], quiet);
+const magick = (args: string[]) => execFileSync("convert", args, quiet);
+const sceneArgs = ["-size", `${scene.width}x${scene.height}`, "xc:#d03030", "-fill", "#2050c0", "-draw",
+  `rectangle ${scene.split},0 ${scene.width - 1},${scene.height - 1}`];
+const photoJpeg = (out: string) =>
+  ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", "-q:v", "3", "-c:v", "mjpeg", "-f", "image2", out]);
+const photoPng = (out: string) => ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", "-f", "image2", "-c:v", "png", out]);
+
+/** The offset of the first JPEG marker segment `marker` (after SOI). */
+function segmentAt(jpeg: Buffer, marker: number): number {
+  for (let o = 2; o + 4 <= jpeg.length;) {
+    if (jpeg[o + 1] === marker) return o;
+    o += 2 + jpeg.readUInt16BE(o + 2);
+  }
+  throw new Error(`no marker ${marker.toString(16)}`);
+}
+
+const makers: Record<string, (out: string) => void> = {
+  "lt-junk-before-soi.jpg": (out) => {
+    photoJpeg(`${out}.src.jpg`);
+    writeFileSync(out, Buffer.concat([Buffer.from("HTTP/1.1 200 OK\r\nX-Junk: yes\r\n\r\n"), readFileSync(`${out}.src.jpg`)]));
+  },
+  "lt-exif-overrun.jpg": (out) => {
+    // An EXIF APP1 whose length claims 40 bytes more than it holds: the reader skips into the quantisation table.
+    photoJpeg(`${out}.src.jpg`);
+    execFileSync("exiftool", ["-q", "-overwrite_original", "-Artist=longtail", "-Copyright=a test picture", `${out}.src.jpg`], quiet);
+    const bytes = readFileSync(`${out}.src.jpg`);
+    const app1 = segmentAt(bytes, 0xe1);
+    bytes.writeUInt16BE(bytes.readUInt16BE(app1 + 2) + 40, app1 + 2);
+    writeFileSync(out, bytes);
+  },
+  "lt-app14-truncated.jpg": (out) => {
+    // An Adobe APP14 that declares 14 bytes of payload and stops after its identifier.
+    photoJpeg(`${out}.src.jpg`);
+    const bytes = readFileSync(`${out}.src.jpg`);
+    writeFileSync(out, Buffer.concat([bytes.subarray(0, 2), Buffer.from([0xff, 0xee, 0x00, 0x10]), Buffer.from("Adobe"), bytes.subarray(2)]));
+  },
+  "lt-truncated-end.jpg": (out) => {
+    photoJpeg(`${out}.src.jpg`);
+    const bytes = readFileSync(`${out}.src.jpg`);
+    writeFileSync(out, bytes.subarray(0, Math.floor(bytes.length * 0.5)));
+  },
+  "lt-broken-idat.png": (out) => {
+    photoPng(`${out}.src.png`);
+    const bytes = readFileSync(`${out}.src.png`);
+    const idat = bytes.indexOf("IDAT");
+    for (let i = idat + 400; i < idat + 440; i++) bytes[i] = bytes[i]! ^ 0x55;
+    writeFileSync(out, bytes);
+  },
+  "lt-truncated-iend.png": (out) => {
+    photoPng(`${out}.src.png`);
+    const bytes = readFileSync(`${out}.src.png`);
+    writeFileSync(out, bytes.subarray(0, bytes.length - 6));
+  },
+  "lt-junk-before-sig.png": (out) => {
+    photoPng(`${out}.src.png`);
+    writeFileSync(out, Buffer.concat([Buffer.alloc(37, 0x20), readFileSync(`${out}.src.png`)]));
+  },
+  // ImageMagick writes uncompressed TGA rows bottom-up (descriptor origin bits 0), the layout most tools read.
+  "lt-bottom-left.tga": (out) => magick([...sceneArgs, "-compress", "None", `tga:${out}`]),
+  "lt-rgba.tga": (out) => magick([...sceneArgs, "-alpha", "set", "-channel", "A", "-evaluate", "set", "80%", "+channel", `tga:${out}`]),
+  "lt-16bit.tga": (out) => magick([...sceneArgs, "-depth", "5", `tga:${out}`]),
+  "lt-tiled16-lzw.tif": (out) => magick([...sceneArgs, "-depth", "16", "-compress", "lzw", "-define", "tiff:tile-geometry=32x32", `tiff:${out}`]),
+  "lt-planar8-lzw.tif": (out) => magick([...sceneArgs, "-depth", "8", "-interlace", "plane", "-compress", "lzw", `tiff:${out}`]),
+  "lt-planar16-lzw.tif": (out) => magick([...sceneArgs, "-depth", "16", "-interlace", "plane", "-compress", "lzw", `tiff:${out}`]),
+  "lt-rgba.psd": (out) => magick([...sceneArgs, "-alpha", "set", "-channel", "A", "-evaluate", "set", "80%", "+channel", `psd:${out}`]),
+  "lt-float.pfm": (out) => magick([...sceneArgs, `pfm:${out}`]),
+};
+
+/** Writes the missing fixtures into dir (each written whole under another name, then renamed). */
+export function ensureLongtailFixtures(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const { file } of longtailFixtures) {
+    const target = join(dir, file);
+    if (existsSync(target)) continue;
+    const partial = join(dir, `partial-${file}`);
+    makers[file]!(partial);
+    renameSync(partial, target);
+  }
+  return dir;
+}
