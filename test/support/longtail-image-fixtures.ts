@@ -36,6 +36,8 @@ export const longtailFixtures: readonly LongtailFixture[] = [
   { file: "lt-planar16-lzw.tif", ...still },
   { file: "lt-rgba.psd", ...still, hasAlpha: true },
   { file: "lt-float.pfm", ...still },
+  // ICNS members have the size their type names (ic07: 128x128); the largest one is the picture.
+  { file: "lt-icon.icns", width: 128, height: 128, scene: false, hasAlpha: true },
 ];
 
 const quiet = { stdio: ["ignore", "ignore", "pipe"] } as const;
@@ -106,6 +108,22 @@ const makers: Record<string, (out: string) => void> = {
   "lt-planar16-lzw.tif": (out) => magick([...sceneArgs, "-depth", "16", "-interlace", "plane", "-compress", "lzw", `tiff:${out}`]),
   "lt-rgba.psd": (out) => magick([...sceneArgs, "-alpha", "set", "-channel", "A", "-evaluate", "set", "80%", "+channel", `psd:${out}`]),
   "lt-float.pfm": (out) => magick([...sceneArgs, `pfm:${out}`]),
+  "lt-icon.icns": (out) => {
+    // Apple's layout: "icns", the file length, then typed members; a small 32x32 PNG (ic11) before the 128x128 one (ic07).
+    const member = (type: string, png: Buffer) => {
+      const header = Buffer.alloc(8);
+      header.write(type, 0, "latin1");
+      header.writeUInt32BE(8 + png.length, 4);
+      return Buffer.concat([header, png]);
+    };
+    magick(["-size", "128x128", "xc:#d03030", "-alpha", "set", `png32:${out}.scene.png`]);
+    magick(["-size", "32x32", "xc:#20c020", "-alpha", "set", `png32:${out}.small.png`]);
+    const members = Buffer.concat([member("ic11", readFileSync(`${out}.small.png`)), member("ic07", readFileSync(`${out}.scene.png`))]);
+    const header = Buffer.alloc(8);
+    header.write("icns", 0, "latin1");
+    header.writeUInt32BE(8 + members.length, 4);
+    writeFileSync(out, Buffer.concat([header, members]));
+  },
 };
 
 /** Writes the missing fixtures into dir (each written whole under another name, then renamed). */

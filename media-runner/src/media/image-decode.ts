@@ -15,6 +15,7 @@ import { RunnerError } from "../errors.ts";
 import { runProcess } from "./run-process.ts";
 import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { heifToPngFile } from "./heif-decode.ts";
+import { isIcns, largestIcnsPng } from "./icns.ts";
 import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
@@ -50,7 +51,7 @@ const legacyFfmpegFormats: ReadonlyArray<{ name: "bmp" | "ico" | "jxl"; matches:
 ];
 
 export type ImageDecoder = { kind: "sharp" } | { kind: "ffmpeg"; format: string; inputArgs: readonly string[] } | { kind: "libheif" }
-  | { kind: "svg-root"; offset: number } | { kind: "slice"; offset: number; end?: number };
+  | { kind: "svg-root"; offset: number } | { kind: "slice"; offset: number; end?: number } | { kind: "icns" };
 
 /** The decoder for a file head: ffmpeg or libheif for the formats libvips lacks, else sharp. */
 export function decoderOf(head: Buffer): ImageDecoder {
@@ -58,6 +59,7 @@ export function decoderOf(head: Buffer): ImageDecoder {
   // An SVG whose root element comes after a prolog: libvips looks for "<svg" in the first bytes only.
   const svgRoot = svgRootOffset(head);
   if (svgRoot !== undefined && svgRoot > 0) return { kind: "svg-root", offset: svgRoot };
+  if (isIcns(head)) return { kind: "icns" };
   const legacy = legacyFfmpegFormats.find((f) => f.matches(head))?.name;
   const format = legacy ?? extraImageFormatOf(head);
   if (format === "heif") return { kind: "libheif" };
@@ -107,6 +109,12 @@ export async function openImage(file: string, head: Buffer, options: DecodeOptio
 export async function openImageWith(decoder: ImageDecoder, file: string, options: DecodeOptions): Promise<ImageSource> {
   // A picture behind bytes that are not its own (junk before a JPEG's SOI, an icon set's largest PNG): sharp reads that part.
   if (decoder.kind === "slice") return { input: (await readFile(file)).subarray(decoder.offset, decoder.end), decoder: "sharp" };
+  if (decoder.kind === "icns") {
+    const bytes = await readFile(file);
+    const member = largestIcnsPng(bytes);
+    if (!member) throw new RunnerError("UNSUPPORTED_MEDIA", "the icon set holds no PNG member", "only PNG members are decoded");
+    return { input: bytes.subarray(member.offset, member.end), decoder: "sharp" };
+  }
   if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
   if (decoder.kind === "libheif") return { input: await heifToPngFile(file, options), decoder: "libheif" };
   // The document from its root element (sharp reads the SVG as a string; the size was capped by the download).

@@ -1,0 +1,59 @@
+import type { ImageHeaderInfo } from "./read-image-header.ts";
+
+/**
+ * Header facts of damaged files that decoders still read (the runner decodes them: media-runner's
+ * image-fallback.ts), so `fast` states their size too. Both readers visit each byte at most once.
+ */
+
+/** Leading junk skipped in search of a JPEG or PNG signature: what a server or an editor puts in front. */
+const maxJunkBytes = 64 * 1024;
+const pngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
+
+const isJpegAt = (b: Uint8Array, o: number) => b[o] === 0xff && b[o + 1] === 0xd8 && b[o + 2] === 0xff;
+const isPngAt = (b: Uint8Array, o: number) => pngSignature.every((v, i) => b[o + i] === v);
+
+/** Where a JPEG or PNG starts after leading junk (undefined when the bytes start with one, or hold none). */
+export function pictureAfterJunk(b: Uint8Array): number | undefined {
+  if (isJpegAt(b, 0) || isPngAt(b, 0)) return undefined;
+  const end = Math.min(b.length, maxJunkBytes);
+  for (let o = 1; o < end; o++) {
+    if (b[o] === 0xff ? isJpegAt(b, o) : b[o] === 0x89 && isPngAt(b, o)) return o;
+  }
+  return undefined;
+}
+
+/** Start-of-frame markers (ITU T.81 B.1.1.3): C0-CF except DHT (C4), JPG (C8) and DAC (CC). */
+const isStartOfFrame = (m: number) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
+/** Markers a resynchronising walk accepts: frame, tables, restart interval, APPn, comment, scan. */
+const isHeaderMarker = (m: number) => (m >= 0xc0 && m <= 0xcf) || m === 0xdb || m === 0xdd || (m >= 0xe0 && m <= 0xef) || m === 0xfe || m === 0xda;
+
+/**
+ * A JPEG's frame header found the way libjpeg finds it after a segment whose length runs past its end (a cut
+ * APP14, an EXIF APP1 whose length lies): when the walk lands on a byte that is not a marker, it moves on to the
+ * next 0xFF followed by a header marker. The frame header must be self-consistent (length 8 + 3 per component,
+ * a non-zero size) to count. Leading junk is skipped first.
+ */
+export function tolerantJpegHeader(b: Uint8Array): ImageHeaderInfo | null {
+  const start = isJpegAt(b, 0) ? 0 : pictureAfterJunk(b);
+  if (start === undefined || !isJpegAt(b, start)) return null;
+  for (let o = start + 2; o + 4 <= b.length;) {
+    const marker = b[o + 1]!;
+    if (b[o] !== 0xff || !isHeaderMarker(marker)) {
+      o += 1; // resynchronise: one byte at a time, never back
+      continue;
+    }
+    if (marker === 0xda) return null; // the scan began before any frame header
+    const length = (b[o + 2]! << 8) | b[o + 3]!;
+    if (isStartOfFrame(marker) && o + 10 <= b.length) {
+      const height = (b[o + 5]! << 8) | b[o + 6]!;
+      const width = (b[o + 7]! << 8) | b[o + 8]!;
+      const components = b[o + 9]!;
+      if (length === 8 + 3 * components && width > 0 && height > 0 && components > 0) {
+        const colorSpace = components === 1 ? "gray" : components === 4 ? "cmyk" : "srgb";
+        return { format: "jpeg", width, height, colorSpace, hasAlpha: false };
+      }
+    }
+    o += length >= 2 ? 2 + length : 1;
+  }
+  return null;
+}
