@@ -24,6 +24,10 @@ export const Semantic = z.object({
     description: "Direct media: the evidence behind the category and facts, e.g. `tracks:matroska-tracks` (the "
       + "container's track list), `bytes:image/png` (the magic number), `duration:matroska-tail` (computed from the file's end)",
   }),
+  segment: z.enum(["init", "media"]).optional().meta({
+    description: "A streaming segment rather than a whole file: `init` (an initialization segment: tracks and codecs, "
+      + "no duration, no frames) or `media` (a fragmented-MP4 media segment: samples that need their initialization segment)",
+  }),
 }).meta({ id: "Semantic" });
 
 export const Provider = z.object({

@@ -40,7 +40,7 @@ export const longtailFixtures: readonly LongtailFixture[] = [
   { file: "lt-icon.icns", width: 128, height: 128, scene: false, hasAlpha: true },
 ];
 
-const quiet = { stdio: ["ignore", "ignore", "pipe"] } as const;
+const quiet: { stdio: ["ignore", "ignore", "pipe"] } = { stdio: ["ignore", "ignore", "pipe"] };
 const ffmpeg = (args: string[]) => execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", ...args], quiet);
 const magick = (args: string[]) => execFileSync("convert", args, quiet);
 const sceneArgs = ["-size", `${scene.width}x${scene.height}`, "xc:#d03030", "-fill", "#2050c0", "-draw",

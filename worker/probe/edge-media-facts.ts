@@ -24,6 +24,7 @@ import { readAvi } from "./avi-header.ts";
 import { readMpegTs } from "./mpegts-timing.ts";
 import { readMpegPs } from "./mpegps-timing.ts";
 import { readAmr } from "./amr-frames.ts";
+import { flicMime, readFlic } from "./flic-header.ts";
 
 export interface EdgeMediaFacts {
   audio?: z.infer<typeof AudioMetadata>;
@@ -34,6 +35,8 @@ export interface EdgeMediaFacts {
   durationSource?: string;
   /** RFC 6381 codecs entries of the video and audio tracks the container's sample entries describe. */
   codecs?: string[];
+  /** An initialization segment (mp4-boxes.ts): tracks and codecs, no samples. */
+  segment?: "init";
 }
 
 const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
@@ -75,6 +78,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
 
   const facts: EdgeMediaFacts = {};
+  if (mp4?.segment) facts.segment = mp4.segment;
   facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio ? ogg : undefined);
   let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
   if (duration === undefined && mkv) {
@@ -155,6 +159,7 @@ async function readHeaderFacts(source: RangeByteSource, mime: string, head: Uint
   if (mime === "audio/wav") return readRf64(head);
   if (mime === "audio/amr" || mime === "audio/amr-wb") return readAmr(head, size);
   if (mime === "video/x-flv") return readFlv(head);
+  if (mime === flicMime) return readFlic(head);
   if (mime === "video/vnd.avi" || mime === "video/avi" || mime === "video/x-msvideo") return readAvi(source, head);
   return undefined;
 }

@@ -48,6 +48,11 @@ export interface Mp4Facts {
   durationFrom?: "header" | "packets-counted";
   /** An mvex without mehd: the moov's own duration covers only the samples it holds (none, or the first fragment's). */
   fragmentsUndeclared?: boolean;
+  /**
+   * "init": an initialization segment (ftyp + moov and nothing after it, no mdat before it): tracks and codecs,
+   * no samples, so no duration and no frames; its media segments are other files.
+   */
+  segment?: "init";
   tracks: Mp4Track[];
 }
 
@@ -197,6 +202,13 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
         ? (await source.read(offset, end - offset)).subarray(headerSize)
         : await sparseMoov(source, offset, headerSize, end);
       const facts = parseMoov(body);
+      // A fragmented moov (mvex) with nothing after it and no mdat before it: no sample anywhere in the file, an
+      // initialization segment. (A plain moov without its mdat is a cut file, not a segment.)
+      const fragmented = child(body, { type: "moov", start: 0, end: body.length }, "mvex") !== undefined;
+      if (fragmented && mdatAt === undefined && offset + boxSize >= size && facts.tracks.length > 0) {
+        const { durationSeconds: _none, durationFrom: _from, fragmentsUndeclared: _open, ...init } = facts;
+        return { ...init, segment: "init", faststart: true };
+      }
       await completeFragmented(source, facts, offset + boxSize);
       return { ...facts, faststart: mdatAt === undefined };
     }
