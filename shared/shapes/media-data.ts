@@ -98,6 +98,14 @@ export const ImageMetadata = z.object({
   duration: Duration.optional().meta({ description: "Animated images: one play of every frame" }),
   loop: z.number().int().nonnegative().optional()
     .meta({ description: "Animated images: times the animation plays, 0 = forever" }),
+  hdrGainMap: z.object({
+    signalledBy: z.array(z.enum(["xmp-hdrgm", "iso-21496-1"]))
+      .meta({ description: "How the primary picture announces it: an hdr-gain-map XMP packet (Ultra HDR), an ISO 21496-1 APP2 segment" }),
+    version: z.string().max(16).optional().meta({ description: "hdrgm:Version of the XMP announcement" }),
+  }).optional().meta({
+    description: "An HDR gain map (Ultra HDR / ISO 21496-1): the file is an SDR picture plus a gain-map picture (MPF "
+      + "secondary image) that a capable display uses to show it in HDR",
+  }),
 }).meta({ id: "ImageMetadata" });
 export const VideoMetadata = z.object({
   duration: Duration.optional(),

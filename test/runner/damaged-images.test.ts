@@ -52,6 +52,16 @@ describe("damaged and unusual pictures get a thumbnail", () => {
   });
 });
 
+describe("HDR gain maps", () => {
+  it("an Ultra HDR JPEG: libvips finds the gain-map picture, the header says how it was announced", async () => {
+    const res = await processRequest(app, { url: `${origin.url}/files/lt-ultrahdr.jpg`, category: "image", stages: ["metadata"] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(RunnerResponse.parse(res.json()).metadata?.image).toMatchObject({ width: 96, height: 64, hdrGainMap: { signalledBy: ["xmp-hdrgm"], version: "1.0" } });
+    const plain = await processRequest(app, { url: `${origin.url}/files/lt-truncated-end.jpg`, category: "image", stages: ["metadata"] });
+    expect(RunnerResponse.parse(plain.json()).metadata?.image?.hdrGainMap).toBeUndefined();
+  });
+});
+
 describe("the decoder chain", () => {
   const head = (file: string) => readFileSync(join(dir, file)).subarray(0, 64 * 1024);
 

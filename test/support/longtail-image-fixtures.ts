@@ -38,7 +38,62 @@ export const longtailFixtures: readonly LongtailFixture[] = [
   { file: "lt-float.pfm", ...still },
   // ICNS members have the size their type names (ic07: 128x128); the largest one is the picture.
   { file: "lt-icon.icns", width: 128, height: 128, scene: false, hasAlpha: true },
+  { file: "lt-ultrahdr.jpg", ...still },
 ];
+
+/** A marker segment: FF, marker, big-endian length (payload + 2), payload. */
+const segment = (marker: number, payload: Buffer) => {
+  const header = Buffer.from([0xff, marker, 0, 0]);
+  header.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([header, payload]);
+};
+const xmpSegment = (xmp: string) => segment(0xe1, Buffer.concat([Buffer.from("http://ns.adobe.com/xap/1.0/\0", "latin1"), Buffer.from(xmp)]));
+const rdf = (inner: string) => `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">${inner}</rdf:RDF></x:xmpmeta>`;
+
+/** The MPF APP2 segment (CIPA DC-007): a big-endian TIFF header, an index IFD, two MP entries (primary, gain map). */
+function mpfSegment(primaryLength: number, gainLength: number, gainOffset: number): Buffer {
+  const tiff = Buffer.alloc(8 + 2 + 3 * 12 + 4 + 32);
+  tiff.write("MM\0*", 0, "latin1");
+  tiff.writeUInt32BE(8, 4);
+  tiff.writeUInt16BE(3, 8);
+  const entry = (i: number, tag: number, type: number, count: number, value: Buffer) => {
+    const at = 10 + i * 12;
+    tiff.writeUInt16BE(tag, at);
+    tiff.writeUInt16BE(type, at + 2);
+    tiff.writeUInt32BE(count, at + 4);
+    value.copy(tiff, at + 8);
+  };
+  const u32 = (v: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(v); return b; };
+  entry(0, 0xb000, 7, 4, Buffer.from("0100"));
+  entry(1, 0xb001, 4, 1, u32(2));
+  entry(2, 0xb002, 7, 32, u32(8 + 2 + 36 + 4));
+  const entries = 8 + 2 + 36 + 4;
+  tiff.writeUInt32BE(0x030000, entries); // primary image, JPEG
+  tiff.writeUInt32BE(primaryLength, entries + 4);
+  tiff.writeUInt32BE(gainLength, entries + 16 + 4);
+  tiff.writeUInt32BE(gainOffset, entries + 16 + 8);
+  return segment(0xe2, Buffer.concat([Buffer.from("MPF\0", "latin1"), tiff]));
+}
+
+/**
+ * An Ultra HDR JPEG as Android writes it: the primary picture announces a gain map (hdrgm XMP with a container
+ * directory, and the MPF index), and the gain-map JPEG with its hdrgm parameters follows the primary's EOI.
+ */
+function writeUltraHdr(primary: Buffer, gainMap: Buffer): Buffer {
+  const gain = Buffer.concat([gainMap.subarray(0, 2), xmpSegment(rdf('<rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" '
+    + 'hdrgm:Version="1.0" hdrgm:GainMapMin="0" hdrgm:GainMapMax="2" hdrgm:Gamma="1" hdrgm:OffsetSDR="0.015625" hdrgm:OffsetHDR="0.015625" '
+    + 'hdrgm:HDRCapacityMin="0" hdrgm:HDRCapacityMax="2" hdrgm:BaseRenditionIsHDR="False"/>')), gainMap.subarray(2)]);
+  const xmp = xmpSegment(rdf('<rdf:Description xmlns:Container="http://ns.google.com/photos/1.0/container/" '
+    + 'xmlns:Item="http://ns.google.com/photos/1.0/container/item/" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0">'
+    + '<Container:Directory><rdf:Seq><rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="Primary" Item:Mime="image/jpeg"/></rdf:li>'
+    + `<rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="GainMap" Item:Mime="image/jpeg" Item:Length="${gain.length}"/></rdf:li>`
+    + "</rdf:Seq></Container:Directory></rdf:Description>"));
+  const primaryLength = primary.length + xmp.length + mpfSegment(0, 0, 0).length;
+  // MP entry offsets count from the MPF TIFF header: SOI, the XMP segment, the APP2 header and "MPF\0" precede it.
+  const tiffStart = 2 + xmp.length + 4 + 4;
+  const mpf = mpfSegment(primaryLength, gain.length, primaryLength - tiffStart);
+  return Buffer.concat([primary.subarray(0, 2), xmp, mpf, primary.subarray(2), gain]);
+}
 
 const quiet: { stdio: ["ignore", "ignore", "pipe"] } = { stdio: ["ignore", "ignore", "pipe"] };
 const ffmpeg = (args: string[]) => execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-nostdin", "-y", ...args], quiet);
@@ -108,6 +163,12 @@ const makers: Record<string, (out: string) => void> = {
   "lt-planar16-lzw.tif": (out) => magick([...sceneArgs, "-depth", "16", "-interlace", "plane", "-compress", "lzw", `tiff:${out}`]),
   "lt-rgba.psd": (out) => magick([...sceneArgs, "-alpha", "set", "-channel", "A", "-evaluate", "set", "80%", "+channel", `psd:${out}`]),
   "lt-float.pfm": (out) => magick([...sceneArgs, `pfm:${out}`]),
+  "lt-ultrahdr.jpg": (out) => {
+    ffmpeg(["-f", "lavfi", "-i", `color=c=0xd03030:s=${scene.width}x${scene.height},drawbox=x=${scene.split}:y=0:w=${scene.width - scene.split}:h=${scene.height}:color=0x2050c0:t=fill`,
+      "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", `${out}.primary.jpg`]);
+    ffmpeg(["-f", "lavfi", "-i", "color=c=0x808080:s=48x32", "-frames:v", "1", "-pix_fmt", "gray", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", `${out}.gain.jpg`]);
+    writeFileSync(out, writeUltraHdr(readFileSync(`${out}.primary.jpg`), readFileSync(`${out}.gain.jpg`)));
+  },
   "lt-icon.icns": (out) => {
     // Apple's layout: "icns", the file length, then typed members; a small 32x32 PNG (ic11) before the 128x128 one (ic07).
     const member = (type: string, png: Buffer) => {

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readImageHeader, imageMetadataOf } from "../../worker/enrich/image/header/read-image-header.ts";
 import { ddsColorFacts, icnsColorFacts, pnmColorFacts, psdColorFacts, tgaColorFacts } from "../../worker/enrich/image/header/texture-facts.ts";
 import { pictureAfterJunk, tolerantJpegHeader } from "../../worker/enrich/image/header/damaged-headers.ts";
+import { jpegGainMap } from "../../shared/media/gain-map.ts";
 import { ensureLongtailFixtures, longtailFixtures } from "../support/longtail-image-fixtures.ts";
 import { corrupt } from "../../testkit/reliability/fuzz.ts";
 
@@ -73,8 +74,26 @@ describe("header facts in fast", () => {
   });
 });
 
+describe("HDR gain maps", () => {
+  it("an Ultra HDR JPEG (hdrgm XMP, MPF index, gain-map JPEG after EOI) announces its gain map; fast reports it", () => {
+    expect(jpegGainMap(head("lt-ultrahdr.jpg"))).toEqual({ signalledBy: ["xmp-hdrgm"], version: "1.0" });
+    expect(imageMetadataOf(readImageHeader(head("lt-ultrahdr.jpg")))).toMatchObject({ width: 96, height: 64, hdrGainMap: { signalledBy: ["xmp-hdrgm"] } });
+  });
+
+  it("an ISO 21496-1 APP2 announces one too; a plain JPEG, or an hdrgm namespace without a version, does not", () => {
+    const plain = Buffer.from(head("lt-truncated-end.jpg"));
+    const urn = Buffer.from("urn:iso:std:iso:ts:21496:-1\0\0\0\0", "latin1");
+    const app2 = Buffer.concat([Buffer.from([0xff, 0xe2, 0, urn.length + 2]), urn]);
+    expect(jpegGainMap(Buffer.concat([plain.subarray(0, 2), app2, plain.subarray(2)]))).toEqual({ signalledBy: ["iso-21496-1"] });
+    expect(jpegGainMap(plain)).toBeUndefined();
+    const xmp = Buffer.from("http://ns.adobe.com/xap/1.0/\0<x xmlns:hdrgm=\"http://ns.adobe.com/hdr-gain-map/1.0/\"/>", "latin1");
+    const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, 0, xmp.length + 2]), xmp]);
+    expect(jpegGainMap(Buffer.concat([plain.subarray(0, 2), app1, plain.subarray(2)]))).toBeUndefined();
+  });
+});
+
 describe("the readers on hostile bytes", () => {
-  const readers = { ddsColorFacts, tgaColorFacts, psdColorFacts, pnmColorFacts, icnsColorFacts, tolerantJpegHeader, pictureAfterJunk, readImageHeader };
+  const readers = { jpegGainMap, ddsColorFacts, tgaColorFacts, psdColorFacts, pnmColorFacts, icnsColorFacts, tolerantJpegHeader, pictureAfterJunk, readImageHeader };
 
   it("600 seeded corruptions of every file: no reader throws, none takes long", () => {
     const files = [...longtailFixtures.map((f) => f.file), ...Object.keys(extra)];
@@ -103,7 +122,7 @@ describe("the readers on hostile bytes", () => {
     looped.writeUInt32BE(12 * 100_000, 30);
     for (let o = 34; o + 12 <= looped.length; o += 12) { looped.write("8BIM", o, "latin1"); looped.writeUInt16BE(1000, o + 4); }
     expect(psdColorFacts(looped)).toMatchObject({ colorSpace: "srgb" });
-    for (const file of ["rgb.psd", "dxt5.dds", "gray.tga", "icon.icns", "lt-float.pfm", "lt-exif-overrun.jpg"]) {
+    for (const file of ["rgb.psd", "dxt5.dds", "gray.tga", "icon.icns", "lt-float.pfm", "lt-exif-overrun.jpg", "lt-ultrahdr.jpg"]) {
       const whole = head(file).subarray(0, 512);
       for (let n = 0; n <= whole.length; n++) for (const read of Object.values(readers)) read(whole.subarray(0, n));
     }

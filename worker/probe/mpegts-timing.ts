@@ -20,6 +20,10 @@ import { readAc3 } from "./ac3-frames.ts";
  * distinct presentation times, snapped to the standard rate it rounds).
  */
 const tailBytes = 188 * 128;
+/** Bytes read past the head, in windows, for a segment whose first keyframe (and its SPS) is not in the head. */
+const maxKeyframeSearchBytes = 1024 * 1024;
+/** One window of that search; also read once when a stream's first PES (its start time) is past the head. */
+const searchWindowBytes = 188 * 348;
 /** Bytes of a stream's first PES payload kept for its codec header (an SPS sits in the first packet or two). */
 const payloadBytes = 188 * 4;
 /** Video PTS values kept from the head for the frame rate; two GOPs of B-frame reordering fit. */
@@ -90,6 +94,29 @@ function walk(b: Uint8Array, pids: ReadonlySet<number>, out: PesWalk, keepPayloa
   }
 }
 
+/**
+ * The head ends before what the facts need: a segment cut before its first keyframe (no SPS yet), or a stream
+ * whose first PES (its start time) comes after the head. Windows after the head are walked, aligned to the
+ * packets, until the keyframe is found (at most maxKeyframeSearchBytes) or, for a late stream, one window.
+ */
+async function readPastHead(source: RangeByteSource, head: Uint8Array, pids: ReadonlySet<number>, seen: PesWalk, videoPid?: number): Promise<void> {
+  const layout = packetSizeOf(head);
+  const size = source.size;
+  if (!layout || size === undefined) return;
+  let offset = layout.start + Math.floor((head.length - layout.start) / layout.size) * layout.size;
+  const limit = Math.min(size, offset + maxKeyframeSearchBytes);
+  for (let window = 0; offset < limit; window++) {
+    const needsKeyframe = videoPid !== undefined && !seen.keyed.has(videoPid);
+    const lateStream = window === 0 && [...pids].some((pid) => !seen.first.has(pid));
+    if (!needsKeyframe && !lateStream) return;
+    const length = Math.min(searchWindowBytes - (searchWindowBytes % layout.size), limit - offset);
+    const bytes = await source.read(offset, length);
+    if (bytes.length < layout.size) return;
+    walk(bytes, pids, seen, true, videoPid);
+    offset += bytes.length - (bytes.length % layout.size);
+  }
+}
+
 /** `pts` relative to `reference` on the 2^33 clock, in [-2^32, 2^32): a rollover between them is undone. */
 const relative = (pts: number, reference: number) => ((pts - reference + ptsWrap + ptsWrap / 2) % ptsWrap) - ptsWrap / 2;
 
@@ -114,6 +141,7 @@ export async function readMpegTs(source: RangeByteSource, head: Uint8Array): Pro
   const audio = streams.find((s) => s.kind === "audio");
   const seen = newWalk();
   walk(head, pids, seen, true, video?.pid);
+  await readPastHead(source, head, pids, seen, video?.pid);
   if (video) videoHeader(video, seen.payload.get(video.pid), facts);
   if (video && facts.fps === undefined) {
     const fps = frameRateFromPts(seen.videoPts);

@@ -16,6 +16,7 @@ import { runProcess } from "./run-process.ts";
 import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { heifToPngFile } from "./heif-decode.ts";
 import { isIcns, largestIcnsPng } from "./icns.ts";
+import type { GainMapFacts } from "../../../shared/media/gain-map.ts";
 import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
@@ -153,7 +154,7 @@ export async function decodeImage(source: ImageSource, maxPx: number, maxPixels:
 }
 
 /** The API's image facts from sharp's metadata: displayed size, EXIF orientation, frames, animation. */
-export function toImageMetadata(meta: Metadata): ImageMetadata {
+export function toImageMetadata(meta: Metadata, gainMap?: GainMapFacts): ImageMetadata {
   // Report the displayed size: an EXIF-rotated photo shows portrait although stored landscape.
   const shown = meta.autoOrient ?? { width: meta.width, height: meta.height };
   const frames = meta.pages ?? 1;
@@ -167,5 +168,7 @@ export function toImageMetadata(meta: Metadata): ImageMetadata {
     frames,
     ...(ms !== undefined ? { duration: { seconds: ms / 1000, formatted: formatDuration(ms / 1000) } } : {}),
     ...(frames > 1 && meta.loop !== undefined ? { loop: meta.loop } : {}),
+    // libvips found the gain-map picture; the header says how it was announced.
+    ...(meta.gainMap ? { hdrGainMap: gainMap ?? { signalledBy: [] } } : {}),
   };
 }

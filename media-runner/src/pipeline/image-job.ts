@@ -16,6 +16,7 @@ import { RunnerError, isRunnerError } from "../errors.ts";
 import type { RemoteSource, SourceSeed } from "../fetch/remote-source.ts";
 import { decoderOf, fitsDecodeLimit, toImageMetadata, type ImageSource } from "../media/image-decode.ts";
 import { decodeReadableImage, openReadableImage } from "../media/image-fallback.ts";
+import { jpegGainMap } from "../../../shared/media/gain-map.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 
@@ -113,7 +114,7 @@ export async function runImageJob(
     const shrinksOnLoad = (meta.width ?? 0) * (meta.height ?? 0) > maxPixels;
     const response: Omit<RunnerResponse, "timings"> = {};
     if (request.stages.includes("metadata")) {
-      response.metadata = { image: toImageMetadata(meta) };
+      response.metadata = { image: toImageMetadata(meta, jpegGainMap(head)) };
     }
     const stages: StageOutcomes = request.stages.includes("metadata") ? { metadata: { status: "done" } } : {};
     if (!wantsPreview(request)) return { ...response, stages };

@@ -16,7 +16,8 @@ import { isTiff, tiffHeaderBytes } from "./tiff-header.ts";
 export async function readImageHeaderFrom(source: RangeByteSource, head: Uint8Array): Promise<ImageHeaderInfo | null> {
   const walk = walkerFor(head);
   const bytes = walk ? await walk(source, requestGuard(source)).catch(() => head) : head;
-  const info = readImageHeader(bytes);
+  // A walk that stopped at a damaged segment kept no frame header: the head itself may still be read past it.
+  const info = readImageHeader(bytes) ?? (bytes !== head ? readImageHeader(head) : null);
   if (complete(info)) return info;
   // Small files are read whole (no more than a 64 KiB head used to pull): a GIF's frames, formats not walked.
   const size = source.size;

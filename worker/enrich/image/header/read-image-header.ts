@@ -9,6 +9,7 @@ import { animationFacts, type AnimationFacts } from "./animation-facts.ts";
 import { jpeg2000ColorFacts } from "./jpeg2000-netpbm-facts.ts";
 import { ddsColorFacts, icnsColorFacts, pnmColorFacts, psdColorFacts, tgaColorFacts } from "./texture-facts.ts";
 import { pictureAfterJunk, tolerantJpegHeader } from "./damaged-headers.ts";
+import { jpegGainMap, type GainMapFacts } from "../../../../shared/media/gain-map.ts";
 import { formatDuration } from "../../../../shared/format/index.ts";
 import type { ImageMetadata } from "../../../../shared/shapes/media-data.ts";
 import type { z } from "zod";
@@ -29,6 +30,8 @@ export interface ImageHeaderInfo {
   iccProfile?: string;
   /** Frames, and for animations one play's length and loop count, when the bytes hold every frame. */
   animation?: AnimationFacts;
+  /** An HDR gain map announced by a JPEG's header (Ultra HDR, ISO 21496-1). */
+  hdrGainMap?: GainMapFacts;
 }
 
 /** image-size's type names (HEIF reports its brand) to ours. */
@@ -101,6 +104,8 @@ function readWellFormedHeader(bytes: Uint8Array): ImageHeaderInfo | null {
   }
   const animation = animationFacts(format, bytes);
   if (animation) info.animation = animation;
+  const gainMap = format === "jpeg" ? jpegGainMap(bytes) : undefined;
+  if (gainMap) info.hdrGainMap = gainMap;
   return info;
 }
 
@@ -117,5 +122,6 @@ export function imageMetadataOf(header: ImageHeaderInfo | null): z.infer<typeof 
     ...(a ? { frames: a.frames } : {}),
     ...(a?.seconds !== undefined ? { duration: { seconds: a.seconds, formatted: formatDuration(a.seconds) } } : {}),
     ...(a?.loop !== undefined ? { loop: a.loop } : {}),
+    ...(header.hdrGainMap ? { hdrGainMap: header.hdrGainMap } : {}),
   };
 }
