@@ -2,6 +2,7 @@
 // its first keyframe, HEVC (no frame rate in a header the edge reads), interlaced H.264 and MPEG-2, NTSC rates,
 // E-AC-3 (ATSC stream type 0x87). Made with ffmpeg at set-up; the edge's reader must give ffprobe's duration
 // (format), r_frame_rate, sample rate and channels. Then the reader on seeded corruptions: never throws, bounded.
+// HLS packed audio (ADTS behind an ID3 timestamp tag): frames counted.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { RangeByteSource } from "../../worker/bytes/byte-source.ts";
 import type { FetchPolicy } from "../../worker/fetch/index.ts";
 import { frameRateFromPts, readMpegTs } from "../../worker/probe/mpegts-timing.ts";
 import { corrupt } from "../../testkit/reliability/fuzz.ts";
+import { isPackedAudio, readAdts } from "../../worker/probe/adts-frames.ts";
 
 const dir = join(tmpdir(), "media-inspect-ts-timing");
 
@@ -91,5 +93,37 @@ describe("the reader on damaged segments", () => {
       if (facts?.fps !== undefined) expect(facts.fps).toBeGreaterThan(0);
     }
     expect(slowest).toBeLessThan(1000);
+  });
+});
+
+describe("HLS packed audio (ADTS behind an ID3 PRIV transport-stream timestamp)", () => {
+  const packed = (adts: Buffer) => {
+    const owner = Buffer.from("com.apple.streaming.transportStreamTimestamp\0", "latin1");
+    const pts = Buffer.alloc(8);
+    pts.writeBigUInt64BE(900000n); // 10 s on the 90 kHz clock
+    const body = Buffer.concat([owner, pts]);
+    const syncsafe = (n: number) => Buffer.from([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f]);
+    const frame = Buffer.concat([Buffer.from("PRIV"), syncsafe(body.length), Buffer.from([0, 0]), body]);
+    return Buffer.concat([Buffer.from([0x49, 0x44, 0x33, 4, 0, 0]), syncsafe(frame.length), frame, adts]);
+  };
+
+  it("a segment's frames are counted (ffprobe's packets), a plain ADTS file keeps the bitrate estimate", async () => {
+    execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "fatal", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "6",
+      "-c:a", "aac", "-b:a", "64k", "-f", "adts", join(dir, "packed-src.aac")]);
+    const adts = readFileSync(join(dir, "packed-src.aac"));
+    const file = new Uint8Array(packed(adts));
+    writeFileSync(join(dir, "packed.aac"), file);
+    const packets = execFileSync("ffprobe", ["-v", "quiet", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", join(dir, "packed.aac")]).toString().trim();
+    expect(isPackedAudio(file)).toBe(true);
+    expect(isPackedAudio(new Uint8Array(adts))).toBe(false);
+    const facts = readAdts(file, file.length, true)!;
+    expect(facts).toMatchObject({ sampleRate: 44100, durationFrom: "packets-counted" });
+    expect(facts.durationSeconds).toBeCloseTo((Number(packets) * 1024) / 44100, 6);
+    expect(readAdts(new Uint8Array(adts), adts.length)?.durationFrom).toBe("bitrate-estimate");
+    // Bounded on hostile bytes: a tag that claims to be huge, frames that stop early.
+    const hostile = new Uint8Array(file);
+    hostile.fill(0xff, 9, 10);
+    expect(() => isPackedAudio(hostile)).not.toThrow();
+    expect(readAdts(file.subarray(0, 5000), file.length, true)?.durationFrom).toBe("bitrate-estimate");
   });
 });

@@ -17,7 +17,7 @@ import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
 import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 import { readAc3 } from "./ac3-frames.ts";
-import { readAdts } from "./adts-frames.ts";
+import { isPackedAudio, maxCountedAdtsBytes, readAdts } from "./adts-frames.ts";
 import { readRf64 } from "./rf64-header.ts";
 import { readFlv } from "./flv-metadata.ts";
 import { readAvi } from "./avi-header.ts";
@@ -155,7 +155,12 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
 /** Containers whose header one small reader covers (music-metadata reads none of them, or not their duration). */
 async function readHeaderFacts(source: RangeByteSource, mime: string, head: Uint8Array, size: number): Promise<HeaderFacts | undefined> {
   if (mime === "audio/vnd.dolby.dd-raw" || mime === "audio/ac3" || mime === "audio/eac3") return readAc3(head, size);
-  if (mime === "audio/aac" || mime === "audio/x-aac") return readAdts(head, size);
+  // An HLS packed-audio segment (its ID3 tag carries the segment's MPEG-TS timestamp) is read whole and its frames
+  // counted: a bitrate estimate is worst on a few seconds of audio. Other ADTS files keep ffprobe's estimate.
+  if (mime === "audio/aac" || mime === "audio/x-aac") {
+    const packed = isPackedAudio(head) && size <= maxCountedAdtsBytes;
+    return readAdts(packed ? await source.read(0, size) : head, size, packed);
+  }
   if (mime === "audio/wav") return readRf64(head);
   if (mime === "audio/amr" || mime === "audio/amr-wb") return readAmr(head, size);
   if (mime === "video/x-flv") return readFlv(head);
