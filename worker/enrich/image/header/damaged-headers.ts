@@ -1,5 +1,3 @@
-import type { ImageHeaderInfo } from "./read-image-header.ts";
-
 /**
  * Header facts of damaged files that decoders still read (the runner decodes them: media-runner's
  * image-fallback.ts), so `fast` states their size too. Both readers visit each byte at most once.
@@ -11,6 +9,9 @@ const pngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
 
 const isJpegAt = (b: Uint8Array, o: number) => b[o] === 0xff && b[o + 1] === 0xd8 && b[o + 2] === 0xff;
 const isPngAt = (b: Uint8Array, o: number) => pngSignature.every((v, i) => b[o + i] === v);
+
+/** What the tolerant JPEG reader finds: a subset of read-image-header.ts's ImageHeaderInfo. */
+export interface DamagedJpegHeader { format: "jpeg"; width: number; height: number; colorSpace: string; hasAlpha: false }
 
 /** Where a JPEG or PNG starts after leading junk (undefined when the bytes start with one, or hold none). */
 export function pictureAfterJunk(b: Uint8Array): number | undefined {
@@ -33,7 +34,7 @@ const isHeaderMarker = (m: number) => (m >= 0xc0 && m <= 0xcf) || m === 0xdb || 
  * next 0xFF followed by a header marker. The frame header must be self-consistent (length 8 + 3 per component,
  * a non-zero size) to count. Leading junk is skipped first.
  */
-export function tolerantJpegHeader(b: Uint8Array): ImageHeaderInfo | null {
+export function tolerantJpegHeader(b: Uint8Array): DamagedJpegHeader | null {
   const start = isJpegAt(b, 0) ? 0 : pictureAfterJunk(b);
   if (start === undefined || !isJpegAt(b, start)) return null;
   for (let o = start + 2; o + 4 <= b.length;) {
