@@ -129,3 +129,12 @@ describe("the readers on hostile bytes", () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });
+
+describe("sniffing a picture behind junk", () => {
+  it("a JPEG or PNG after leading junk is named by its own signature, whatever the server declares", async () => {
+    const { sniffMime } = await import("../../worker/probe/sniff-mime.ts");
+    expect(await sniffMime(head("lt-junk-before-soi.jpg"), "application/octet-stream")).toBe("image/jpeg");
+    expect(await sniffMime(head("lt-junk-before-sig.png"), undefined)).toBe("image/png");
+    expect(await sniffMime(new TextEncoder().encode("<!doctype html><p>no picture here</p>"), "text/html")).toBe("text/html");
+  });
+});

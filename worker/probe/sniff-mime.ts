@@ -4,6 +4,7 @@ import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { isSvgDocument } from "../../shared/media/svg-sniff.ts";
 import { isMediaSegment, mediaSegmentMime } from "./fmp4-segment.ts";
 import { flicMime, isFlic } from "./flic-header.ts";
+import { pictureAfterJunk } from "../../shared/media/picture-after-junk.ts";
 
 /**
  * MIME type from the bytes first (file-type's magic numbers), then HTML/SVG/text recognised by content,
@@ -23,6 +24,12 @@ export async function sniffMime(head: Uint8Array, declared: string | undefined):
   if (isMediaSegment(head)) return mediaSegmentMime;
   // FLI/FLC animations (no magic file-type knows): ffmpeg's flic demuxer decodes them.
   if (isFlic(head)) return flicMime;
+  // A JPEG or PNG behind junk: the runner decodes the picture from its signature (image-fallback.ts).
+  const picture = pictureAfterJunk(head);
+  if (picture !== undefined) {
+    const inner = await fileTypeFromBuffer(head.subarray(picture)).catch(() => undefined);
+    if (inner?.mime === "image/jpeg" || inner?.mime === "image/png") return inner.mime;
+  }
   // Images file-type does not know (netpbm, DDS, TGA): the runner decodes them through ffmpeg.
   const extra = extraImageFormatOf(head);
   if (extra) return extraImageMimes[extra];

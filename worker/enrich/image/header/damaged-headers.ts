@@ -1,27 +1,14 @@
+import { isJpegAt, pictureAfterJunk } from "../../../../shared/media/picture-after-junk.ts";
+
+export { pictureAfterJunk };
+
 /**
  * Header facts of damaged files that decoders still read (the runner decodes them: media-runner's
  * image-fallback.ts), so `fast` states their size too. Both readers visit each byte at most once.
  */
 
-/** Leading junk skipped in search of a JPEG or PNG signature: what a server or an editor puts in front. */
-const maxJunkBytes = 64 * 1024;
-const pngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
-
-const isJpegAt = (b: Uint8Array, o: number) => b[o] === 0xff && b[o + 1] === 0xd8 && b[o + 2] === 0xff;
-const isPngAt = (b: Uint8Array, o: number) => pngSignature.every((v, i) => b[o + i] === v);
-
 /** What the tolerant JPEG reader finds: a subset of read-image-header.ts's ImageHeaderInfo. */
 export interface DamagedJpegHeader { format: "jpeg"; width: number; height: number; colorSpace: string; hasAlpha: false }
-
-/** Where a JPEG or PNG starts after leading junk (undefined when the bytes start with one, or hold none). */
-export function pictureAfterJunk(b: Uint8Array): number | undefined {
-  if (isJpegAt(b, 0) || isPngAt(b, 0)) return undefined;
-  const end = Math.min(b.length, maxJunkBytes);
-  for (let o = 1; o < end; o++) {
-    if (b[o] === 0xff ? isJpegAt(b, o) : b[o] === 0x89 && isPngAt(b, o)) return o;
-  }
-  return undefined;
-}
 
 /** Start-of-frame markers (ITU T.81 B.1.1.3): C0-CF except DHT (C4), JPG (C8) and DAC (CC). */
 const isStartOfFrame = (m: number) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
