@@ -22,3 +22,16 @@ export function isMediaSegment(head: Uint8Array): boolean {
   }
   return false;
 }
+
+/**
+ * A WebM/Matroska media segment as DASH packagers cut them: the file is one Cluster (ID 1F 43 B6 75, a size,
+ * then its Timecode element E7), with no EBML header and no Tracks: it decodes only after its initialization
+ * segment. Fixed-offset reads.
+ */
+export function isWebmMediaSegment(head: Uint8Array): boolean {
+  if (head.length < 8 || head[0] !== 0x1f || head[1] !== 0x43 || head[2] !== 0xb6 || head[3] !== 0x75) return false;
+  const first = head[4]!;
+  if (first === 0) return false;
+  const sizeLength = Math.clz32(first) - 23; // 1 for 0x80-0xFF, 2 for 0x40-0x7F, ... 8 for 0x01
+  return head[4 + sizeLength] === 0xe7;
+}

@@ -2,7 +2,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { extraImageFormatOf, extraImageMimes } from "../../shared/media/image-signatures.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { isSvgDocument } from "../../shared/media/svg-sniff.ts";
-import { isMediaSegment, mediaSegmentMime } from "./fmp4-segment.ts";
+import { isMediaSegment, isWebmMediaSegment, mediaSegmentMime } from "./fmp4-segment.ts";
 import { flicMime, isFlic } from "./flic-header.ts";
 import { pictureAfterJunk } from "../../shared/media/picture-after-junk.ts";
 
@@ -22,6 +22,8 @@ export async function sniffMime(head: Uint8Array, declared: string | undefined):
   if (isTiffSignature(head)) return "image/tiff";
   // A fragmented-MP4 media segment (styp/sidx/moof, no moov): file-type names no type for it.
   if (isMediaSegment(head)) return mediaSegmentMime;
+  // A WebM media segment (one Cluster, no EBML header): still WebM, marked as a segment by the first inspection.
+  if (isWebmMediaSegment(head)) return "video/webm";
   // FLI/FLC animations (no magic file-type knows): ffmpeg's flic demuxer decodes them.
   if (isFlic(head)) return flicMime;
   // A JPEG or PNG behind junk: the runner decodes the picture from its signature (image-fallback.ts).

@@ -132,7 +132,7 @@ async function decideCategoryFromEvidence(i: Inspection): Promise<void> {
   i.category = decision.category;
   i.probe.mime = decision.mime;
   i.probe.evidence = [decision.evidence, ...(i.facts?.durationSource ? [`duration:${i.facts.durationSource}`] : [])];
-  const segment = segmentOf(i.probe.mime, i.facts);
+  const segment = segmentOf(i.probe.mime, i.facts, i.head);
   if (segment) i.probe.segment = segment;
   i.probe.bytesFetched = i.source.bytesFetched;
 }

@@ -1,6 +1,6 @@
 import type { ProbeResult, ResourceRecord } from "../../shared/schemas/record.ts";
 import { failStages, pendingStages } from "../record/stage-state.ts";
-import { mediaSegmentMime } from "../probe/fmp4-segment.ts";
+import { isWebmMediaSegment, mediaSegmentMime } from "../probe/fmp4-segment.ts";
 import type { EdgeMediaFacts } from "../probe/edge-media-facts.ts";
 
 /**
@@ -9,8 +9,8 @@ import type { EdgeMediaFacts } from "../probe/edge-media-facts.ts";
  * is the moov's. A media segment has samples but no track list: every stage but the first two ends with the
  * reason, as nothing can be decoded without its initialization segment.
  */
-export function segmentOf(mime: string, facts: EdgeMediaFacts | undefined): ProbeResult["segment"] {
-  if (mime === mediaSegmentMime) return "media";
+export function segmentOf(mime: string, facts: EdgeMediaFacts | undefined, head: Uint8Array): ProbeResult["segment"] {
+  if (mime === mediaSegmentMime || (mime === "video/webm" && isWebmMediaSegment(head))) return "media";
   return facts?.segment;
 }
 
