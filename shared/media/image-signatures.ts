@@ -5,7 +5,7 @@
  * of bytes, except the JPEG marker walk, which visits each header segment once (linear in the head).
  */
 
-export type ExtraImageFormat = "jpeg2000" | "pbm" | "pgm" | "ppm" | "pam" | "psd" | "dds" | "tga" | "jpeg-lossless" | "heif";
+export type ExtraImageFormat = "jpeg2000" | "pbm" | "pgm" | "ppm" | "pam" | "pfm" | "psd" | "dds" | "tga" | "jpeg-lossless" | "heif";
 
 export const extraImageMimes: Readonly<Record<ExtraImageFormat, string>> = {
   jpeg2000: "image/jp2",
@@ -13,6 +13,7 @@ export const extraImageMimes: Readonly<Record<ExtraImageFormat, string>> = {
   pgm: "image/x-portable-graymap",
   ppm: "image/x-portable-pixmap",
   pam: "image/x-portable-arbitrarymap",
+  pfm: "image/x-portable-floatmap",
   psd: "image/vnd.adobe.photoshop",
   dds: "image/vnd-ms.dds",
   tga: "image/x-tga",
@@ -30,10 +31,11 @@ function isJpeg2000(b: Uint8Array): boolean {
   return jp2Box.every((v, i) => b[i] === v) || (b[0] === 0xff && b[1] === 0x4f && b[2] === 0xff && b[3] === 0x51);
 }
 
-const netpbmKinds: Readonly<Record<string, ExtraImageFormat>> = { 1: "pbm", 4: "pbm", 2: "pgm", 5: "pgm", 3: "ppm", 6: "ppm", 7: "pam" };
+/** Netpbm magic digits, and PFM's "PF" (colour) / "Pf" (grey) floating-point maps. */
+const netpbmKinds: Readonly<Record<string, ExtraImageFormat>> = { 1: "pbm", 4: "pbm", 2: "pgm", 5: "pgm", 3: "ppm", 6: "ppm", 7: "pam", F: "pfm", f: "pfm" };
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
-/** Netpbm: "P1".."P7" then whitespace, then (P1-P6) a decimal width, or (P7) a header line or comment. */
+/** Netpbm: "P1".."P7" (or PFM's "PF"/"Pf") then whitespace, then (P1-P6, PF) a decimal width, or (P7) a header line or comment. */
 function netpbmKind(b: Uint8Array): ExtraImageFormat | undefined {
   if (b[0] !== 0x50 || !isSpace(b[2])) return undefined;
   const kind = netpbmKinds[String.fromCharCode(b[1] ?? 0)];

@@ -29,6 +29,7 @@ export function buildFullData(record: ResourceRecord, baseUrl?: string): Inspect
       semanticType: record.provider?.semanticType ?? (record.category === "webpage" || record.category === "embedded" ? undefined : record.category),
       ...(title ? { title } : {}),
       ...(isDirectMedia(record) && record.probe.evidence ? { enrichmentSources: record.probe.evidence } : {}),
+      ...(record.probe.segment ? { segment: record.probe.segment } : {}),
     },
     ...(record.provider
       ? { provider: { name: record.provider.name, confidence: record.provider.confidence, detectionMethod: record.provider.detectionMethod } }

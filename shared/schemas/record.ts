@@ -19,6 +19,8 @@ export const ProbeResult = z.object({
   oembedDiscoveryUrl: z.string().optional(),
   /** What decided the category and the facts (e.g. "tracks:matroska-tracks", "duration:mp3-frames"). */
   evidence: z.array(z.string()).optional(),
+  /** A streaming segment: "init" (tracks and codecs, no samples) or "media" (samples, no track list). */
+  segment: z.enum(["init", "media"]).optional(),
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;
 

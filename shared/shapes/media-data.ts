@@ -28,6 +28,10 @@ export const Semantic = z.object({
     description: "Direct media: the evidence behind the category and facts, e.g. `tracks:matroska-tracks` (the "
       + "container's track list), `bytes:image/png` (the magic number), `duration:matroska-tail` (computed from the file's end)",
   }),
+  segment: z.enum(["init", "media"]).optional().meta({
+    description: "A streaming segment rather than a whole file: `init` (an initialization segment: tracks and codecs, "
+      + "no duration, no frames) or `media` (a fragmented-MP4 media segment: samples that need their initialization segment)",
+  }),
 }).meta({ id: "Semantic" });
 
 export const Provider = z.object({
@@ -98,6 +102,14 @@ export const ImageMetadata = z.object({
   duration: Duration.optional().meta({ description: "Animated images: one play of every frame" }),
   loop: z.number().int().nonnegative().optional()
     .meta({ description: "Animated images: times the animation plays, 0 = forever" }),
+  hdrGainMap: z.object({
+    signalledBy: z.array(z.enum(["xmp-hdrgm", "iso-21496-1"]))
+      .meta({ description: "How the primary picture announces it: an hdr-gain-map XMP packet (Ultra HDR), an ISO 21496-1 APP2 segment" }),
+    version: z.string().max(16).optional().meta({ description: "hdrgm:Version of the XMP announcement" }),
+  }).optional().meta({
+    description: "An HDR gain map (Ultra HDR / ISO 21496-1): the file is an SDR picture plus a gain-map picture (MPF "
+      + "secondary image) that a capable display uses to show it in HDR",
+  }),
 }).meta({ id: "ImageMetadata" });
 export const VideoMetadata = z.object({
   duration: Duration.optional(),

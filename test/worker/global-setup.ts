@@ -6,6 +6,8 @@ import { ensureMediaFixtures, factFixtures } from "../../testkit/media-fixtures.
 import { ensureHeadFixtures, headFixtureFiles } from "../../testkit/head-fixtures.ts";
 import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
 import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
+import { ensureLongtailFixtures } from "../support/longtail-image-fixtures.ts";
+import { ensureLongtailAvFixtures } from "../support/longtail-av-fixtures.ts";
 import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
 import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
@@ -59,7 +61,9 @@ export default async function setup(project: TestProject) {
   // Issue 23 item 5: one file per container class fast reads from headers, and ffprobe's reading of each.
   const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
   project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }) => [file, containerReference(containersDir, file)])));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir], "127.0.0.1", extras);
+  // Damaged pictures, rolled-over and cut MPEG-TS, fMP4 segments, FLC (test/worker/longtail.test.ts).
+  const longtailDirs = [ensureLongtailFixtures(join(root, ".fixtures", "longtail")), ensureLongtailAvFixtures(join(root, ".fixtures", "longtail-av"))];
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

@@ -17,13 +17,14 @@ import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
 import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 import { readAc3 } from "./ac3-frames.ts";
-import { readAdts } from "./adts-frames.ts";
+import { isPackedAudio, maxCountedAdtsBytes, readAdts } from "./adts-frames.ts";
 import { readRf64 } from "./rf64-header.ts";
 import { readFlv } from "./flv-metadata.ts";
 import { readAvi } from "./avi-header.ts";
 import { readMpegTs } from "./mpegts-timing.ts";
 import { readMpegPs } from "./mpegps-timing.ts";
 import { readAmr } from "./amr-frames.ts";
+import { flicMime, readFlic } from "./flic-header.ts";
 
 export interface EdgeMediaFacts {
   audio?: z.infer<typeof AudioMetadata>;
@@ -34,6 +35,8 @@ export interface EdgeMediaFacts {
   durationSource?: string;
   /** RFC 6381 codecs entries of the video and audio tracks the container's sample entries describe. */
   codecs?: string[];
+  /** An initialization segment (mp4-boxes.ts): tracks and codecs, no samples. */
+  segment?: "init";
 }
 
 const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
@@ -75,6 +78,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
 
   const facts: EdgeMediaFacts = {};
+  if (mp4?.segment) facts.segment = mp4.segment;
   facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio ? ogg : undefined);
   let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
   if (duration === undefined && mkv) {
@@ -151,10 +155,16 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
 /** Containers whose header one small reader covers (music-metadata reads none of them, or not their duration). */
 async function readHeaderFacts(source: RangeByteSource, mime: string, head: Uint8Array, size: number): Promise<HeaderFacts | undefined> {
   if (mime === "audio/vnd.dolby.dd-raw" || mime === "audio/ac3" || mime === "audio/eac3") return readAc3(head, size);
-  if (mime === "audio/aac" || mime === "audio/x-aac") return readAdts(head, size);
+  // An HLS packed-audio segment (its ID3 tag carries the segment's MPEG-TS timestamp) is read whole and its frames
+  // counted: a bitrate estimate is worst on a few seconds of audio. Other ADTS files keep ffprobe's estimate.
+  if (mime === "audio/aac" || mime === "audio/x-aac") {
+    const packed = isPackedAudio(head) && size <= maxCountedAdtsBytes;
+    return readAdts(packed ? await source.read(0, size) : head, size, packed);
+  }
   if (mime === "audio/wav") return readRf64(head);
   if (mime === "audio/amr" || mime === "audio/amr-wb") return readAmr(head, size);
   if (mime === "video/x-flv") return readFlv(head);
+  if (mime === flicMime) return readFlic(head);
   if (mime === "video/vnd.avi" || mime === "video/avi" || mime === "video/x-msvideo") return readAvi(source, head);
   return undefined;
 }

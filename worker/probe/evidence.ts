@@ -40,6 +40,8 @@ const audioTwinOf: Readonly<Record<string, string>> = {
   // FLV's header flags and AVI's stream headers (issue 23).
   "video/x-flv": "audio/x-flv",
   "video/vnd.avi": "audio/vnd.avi",
+  // FLI/FLC carry no sound: the header's frame count and speed are the edge's facts (flic-header.ts).
+  "video/x-flic": "video/x-flic",
 };
 
 /** The video MIME type of a container whose audio twin was sniffed (an Ogg with Theora, an ASF with video). */

@@ -48,6 +48,11 @@ export interface Mp4Facts {
   durationFrom?: "header" | "packets-counted";
   /** An mvex without mehd: the moov's own duration covers only the samples it holds (none, or the first fragment's). */
   fragmentsUndeclared?: boolean;
+  /**
+   * "init": an initialization segment (ftyp + moov and nothing after it, no mdat before it): tracks and codecs,
+   * no samples, so no duration and no frames; its media segments are other files.
+   */
+  segment?: "init";
   tracks: Mp4Track[];
 }
 
@@ -197,6 +202,13 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
         ? (await source.read(offset, end - offset)).subarray(headerSize)
         : await sparseMoov(source, offset, headerSize, end);
       const facts = parseMoov(body);
+      // A fragmented moov (mvex) with nothing after it and no mdat before it: no sample anywhere in the file, an
+      // initialization segment. (A plain moov without its mdat is a cut file, not a segment.)
+      const fragmented = child(body, { type: "moov", start: 0, end: body.length }, "mvex") !== undefined;
+      if (fragmented && mdatAt === undefined && offset + boxSize >= size && facts.tracks.length > 0) {
+        const { durationSeconds: _none, durationFrom: _from, fragmentsUndeclared: _open, ...init } = facts;
+        return { ...init, segment: "init", faststart: true };
+      }
       await completeFragmented(source, facts, offset + boxSize);
       return { ...facts, faststart: mdatAt === undefined };
     }
@@ -429,16 +441,33 @@ function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
   else if (rate) track.sampleRate = rate;
   // QuickTime sound entries v1/v2 have 16/36 more bytes before their boxes.
   const version = u16be(b, entry.start + 8) ?? 0;
+  if (version === 2) readSoundDescriptionV2(b, entry, track);
   const childrenAt = entry.start + 28 + (version === 1 ? 16 : version === 2 ? 36 : 0);
   for (const box of boxes(b, childrenAt, entry.end)) {
+    // QuickTime keeps the esds inside a `wave` box (after frma and a copy of the entry's code).
+    const esdsBox = box.type === "wave" ? child(b, box, "esds") : box.type === "esds" ? box : undefined;
     // muxers write 2 in the entry's channel count whatever the stream; AAC's own config has the real number.
-    if (box.type === "esds") {
-      const esds = readEsds(b, box.start + 4, box.end);
+    if (esdsBox) {
+      const esds = readEsds(b, esdsBox.start + 4, esdsBox.end);
       if (esds?.channels) track.channels = esds.channels;
+      // USAC (xHE-AAC) states its output rate in its own config; the entry's field is often 0 or a placeholder.
+      if (esds?.usacSampleRate) track.sampleRate = esds.usacSampleRate;
       track.codecConfig = esds?.config;
     }
   }
   track.codecConfig ??= audioEntryConfigs[entry.type];
+}
+
+/**
+ * QuickTime SoundDescriptionV2 (rates above 65535 Hz, and what Apple's encoders write for xHE-AAC): the common
+ * fields hold placeholders (3 channels, 1 Hz); the rate is a float64 and the channel count a u32 after them.
+ */
+function readSoundDescriptionV2(b: Uint8Array, entry: Box, track: Mp4Track): void {
+  if (entry.start + 44 > entry.end) return;
+  const rate = new DataView(b.buffer, b.byteOffset + entry.start + 32, 8).getFloat64(0);
+  const channels = u32be(b, entry.start + 40);
+  if (Number.isFinite(rate) && rate >= 1000 && rate <= 768000) track.sampleRate = Math.round(rate);
+  if (channels && channels <= 64) track.channels = channels;
 }
 
 /** Sample entries whose code alone is the codecs entry. */
@@ -454,7 +483,7 @@ const mpegLayer3 = new Set([0x69, 0x6b]);
  * Descriptor (tag, size in up to 4 bytes of 7 bits) walk of an esds box: the object type, and from
  * AudioSpecificConfig the AAC object type and channels.
  */
-function readEsds(b: Uint8Array, start: number, end: number): { channels?: number; config?: CodecConfig } | undefined {
+function readEsds(b: Uint8Array, start: number, end: number): { channels?: number; config?: CodecConfig; usacSampleRate?: number } | undefined {
   let o = start;
   const descriptor = (): { tag: number; data: number } | undefined => {
     const tag = b[o];
@@ -486,8 +515,18 @@ function readEsds(b: Uint8Array, start: number, end: number): { channels?: numbe
     for (let n = from; n < from + count; n++) v = (v << 1) | (((b[specific.data + (n >> 3)] ?? 0) >> (7 - (n & 7))) & 1);
     return v;
   };
-  const count = read(read(5, 4) === 15 ? 33 : 9, 4);
+  // An object type of 31 escapes to 32 + the next 6 bits (USAC, xHE-AAC, is 42).
+  const escaped = read(0, 5) === 31;
+  const objectTypeBits = escaped ? 11 : 5;
+  const frequencyIndex = read(objectTypeBits, 4);
+  const explicit = frequencyIndex === 15;
+  const count = read(objectTypeBits + 4 + (explicit ? 24 : 0), 4);
   // Configurations 1-6 are that many channels, 7 is 7.1 (8 channels); 0 means "in the stream".
   const channels = count >= 1 && count <= 6 ? count : count === 7 ? 8 : undefined;
-  return { ...(channels ? { channels } : {}), ...(aac ? { config: aac } : {}) };
+  const usac = escaped && 32 + read(5, 6) === 42;
+  const frequency = explicit ? read(objectTypeBits + 4, 24) : ascSampleRates[frequencyIndex];
+  return { ...(channels ? { channels } : {}), ...(aac ? { config: aac } : {}), ...(usac && frequency ? { usacSampleRate: frequency } : {}) };
 }
+
+/** AudioSpecificConfig sampling frequency indexes (ISO 14496-3 1.6.3.3); 15 is an explicit 24-bit rate. */
+const ascSampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350] as const;

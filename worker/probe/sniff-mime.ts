@@ -2,6 +2,9 @@ import { fileTypeFromBuffer } from "file-type";
 import { extraImageFormatOf, extraImageMimes } from "../../shared/media/image-signatures.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { isSvgDocument } from "../../shared/media/svg-sniff.ts";
+import { isMediaSegment, isWebmMediaSegment, mediaSegmentMime } from "./fmp4-segment.ts";
+import { flicMime, isFlic } from "./flic-header.ts";
+import { pictureAfterJunk } from "../../shared/media/picture-after-junk.ts";
 
 /**
  * MIME type from the bytes first (file-type's magic numbers), then HTML/SVG/text recognised by content,
@@ -17,6 +20,18 @@ export async function sniffMime(head: Uint8Array, declared: string | undefined):
   if (detected) return detected.mime;
   // file-type reads a TIFF's first IFD (to tell camera raw formats apart) and gives up when the IFD is past the head.
   if (isTiffSignature(head)) return "image/tiff";
+  // A fragmented-MP4 media segment (styp/sidx/moof, no moov): file-type names no type for it.
+  if (isMediaSegment(head)) return mediaSegmentMime;
+  // A WebM media segment (one Cluster, no EBML header): still WebM, marked as a segment by the first inspection.
+  if (isWebmMediaSegment(head)) return "video/webm";
+  // FLI/FLC animations (no magic file-type knows): ffmpeg's flic demuxer decodes them.
+  if (isFlic(head)) return flicMime;
+  // A JPEG or PNG behind junk: the runner decodes the picture from its signature (image-fallback.ts).
+  const picture = pictureAfterJunk(head);
+  if (picture !== undefined) {
+    const inner = await fileTypeFromBuffer(head.subarray(picture)).catch(() => undefined);
+    if (inner?.mime === "image/jpeg" || inner?.mime === "image/png") return inner.mime;
+  }
   // Images file-type does not know (netpbm, DDS, TGA): the runner decodes them through ffmpeg.
   const extra = extraImageFormatOf(head);
   if (extra) return extraImageMimes[extra];

@@ -5,7 +5,7 @@ import { parseContentRange } from "../../shared/bytes/content-range.ts";
 import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import { applyEngineResult, failStages } from "../record/stage-state.ts";
+import { applyEngineResult } from "../record/stage-state.ts";
 import { edgeFormats, processImageAtEdge } from "../enrich/image/index.ts";
 import { previewRevision, thumbnailPath, thumbnailObjectKey } from "../enrich/thumbnail-store.ts";
 
@@ -53,12 +53,11 @@ export async function runEdgeImageStages(
     maxDecodePixels: config.MAX_DECODE_PIXELS,
   });
   if (!outcome.ok) {
-    if (outcome.reason !== "decode-failed") {
-      record.results.edgeRefused = outcome.detail;
-      return "needs-runner";
-    }
-    failStages(record, stages, outcome.detail, "edge");
-    return "done";
+    // photon refuses damaged files libvips and ffmpeg still read (a truncated scan, junk before the SOI, a
+    // segment length past its segment): a decode failure goes to the runner too, which ends the stages failed
+    // with its own reason when no decoder there reads the pixels either.
+    record.results.edgeRefused = outcome.reason === "decode-failed" ? `the edge could not decode it: ${outcome.detail}` : outcome.detail;
+    return "needs-runner";
   }
   const { result } = outcome;
   const key = thumbnailObjectKey(record.key, previewRevision(record), result.thumbnail.width, result.thumbnail.height);

@@ -17,6 +17,7 @@ import { ApiError } from "../errors/api-error.ts";
 import { ManifestError, manifestMimes, manifestText, readStream, recognizeManifest } from "../manifest/index.ts";
 import { writeStreamResults, type StreamOutcome } from "./stream-results.ts";
 import { writePageResults } from "./page-results.ts";
+import { endSegmentStages, segmentOf } from "./segment-stages.ts";
 import type { HeadElements } from "../page/index.ts";
 
 export interface FirstInspectionInput {
@@ -73,6 +74,7 @@ const steps: readonly Step[] = [
   registerStages,
   finishCoreStages,
   finishInlineMetadata,
+  endSegmentStagesStep,
   writeStreamFacts,
   writePageFacts,
 ];
@@ -130,6 +132,8 @@ async function decideCategoryFromEvidence(i: Inspection): Promise<void> {
   i.category = decision.category;
   i.probe.mime = decision.mime;
   i.probe.evidence = [decision.evidence, ...(i.facts?.durationSource ? [`duration:${i.facts.durationSource}`] : [])];
+  const segment = segmentOf(i.probe.mime, i.facts, i.head);
+  if (segment) i.probe.segment = segment;
   i.probe.bytesFetched = i.source.bytesFetched;
 }
 
@@ -203,7 +207,8 @@ function finishCoreStages(i: Inspection): void {
 async function finishInlineMetadata(i: Inspection): Promise<void> {
   const record = i.record!;
   const image = record.category === "image" ? imageMetadataOf(await readImageHeaderFrom(i.source, i.head)) : undefined;
-  const video = i.facts?.video?.duration && i.facts.video.width ? i.facts.video : undefined;
+  // An initialization segment has no duration to wait for: its moov's facts are all there is.
+  const video = (i.facts?.video?.duration || i.facts?.segment === "init") && i.facts?.video?.width ? i.facts.video : undefined;
   const metadata: NonNullable<EngineOutput["metadata"]> = {
     ...(image ? { image } : {}),
     ...(i.facts?.audio ? { audio: i.facts.audio } : {}),
@@ -211,6 +216,10 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
     ...(i.facts?.codecs ? { codecs: i.facts.codecs } : {}),
   };
   applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
+}
+
+function endSegmentStagesStep(i: Inspection): void {
+  endSegmentStages(i.record!);
 }
 
 function writeStreamFacts(i: Inspection): void {

@@ -13,6 +13,8 @@ export const allowedDemuxers = [
   // Single-picture image demuxers of Debian's ffmpeg 5.1 (issue 23): JPEG 2000 (JP2 box and raw codestream),
   // netpbm, Photoshop and DirectDraw Surface.
   "j2k_pipe", "pbm_pipe", "pgm_pipe", "ppm_pipe", "pam_pipe", "psd_pipe", "dds_pipe",
+  // Autodesk FLI/FLC animations (one self-contained file of palette frames).
+  "flic",
 ] as const;
 
 /** Receive buffer of the engines' sockets to the proxy. */

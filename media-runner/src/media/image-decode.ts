@@ -15,6 +15,8 @@ import { RunnerError } from "../errors.ts";
 import { runProcess } from "./run-process.ts";
 import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { decodeHeif } from "./heif-decode.ts";
+import { isIcns, largestIcnsPng } from "./icns.ts";
+import type { GainMapFacts } from "../../../shared/media/gain-map.ts";
 import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
@@ -38,16 +40,19 @@ const ffmpegInputs: Readonly<Partial<Record<ExtraImageFormat | "bmp" | "ico" | "
   dds: ["-f", "dds_pipe"],
   "jpeg-lossless": ["-f", "jpeg_pipe"],
   tga: ["-f", "image2", "-pattern_type", "none", "-c:v", "targa"],
+  pfm: ["-f", "pfm_pipe"],
 };
 
 const legacyFfmpegFormats: ReadonlyArray<{ name: "bmp" | "ico" | "jxl"; matches: (b: Buffer) => boolean }> = [
   { name: "bmp", matches: (b) => b[0] === 0x42 && b[1] === 0x4d },
-  { name: "ico", matches: (b) => b.readUInt32BE(0) === 0x00000100 || b.readUInt32BE(0) === 0x00000200 },
+  // ICONDIR: reserved 0, type 1 (icon) or 2 (cursor), then a non-zero image count. Without the count an
+  // uncompressed TGA (id length 0, no colour map, image type 2: 00 00 02 00) would pass for a cursor.
+  { name: "ico", matches: (b) => (b.readUInt32BE(0) === 0x00000100 || b.readUInt32BE(0) === 0x00000200) && b.readUInt16LE(4) > 0 },
   { name: "jxl", matches: (b) => (b[0] === 0xff && b[1] === 0x0a) || b.subarray(4, 8).toString("latin1") === "JXL " },
 ];
 
 export type ImageDecoder = { kind: "sharp" } | { kind: "ffmpeg"; format: string; inputArgs: readonly string[] } | { kind: "libheif" }
-  | { kind: "svg-root"; offset: number };
+  | { kind: "svg-root"; offset: number } | { kind: "slice"; offset: number; end?: number } | { kind: "icns" };
 
 /** The decoder for a file head: ffmpeg or libheif for the formats libvips lacks, else sharp. */
 export function decoderOf(head: Buffer): ImageDecoder {
@@ -55,6 +60,7 @@ export function decoderOf(head: Buffer): ImageDecoder {
   // An SVG whose root element comes after a prolog: libvips looks for "<svg" in the first bytes only.
   const svgRoot = svgRootOffset(head);
   if (svgRoot !== undefined && svgRoot > 0) return { kind: "svg-root", offset: svgRoot };
+  if (isIcns(head)) return { kind: "icns" };
   const legacy = legacyFfmpegFormats.find((f) => f.matches(head))?.name;
   const format = legacy ?? extraImageFormatOf(head);
   if (format === "heif") return { kind: "libheif" };
@@ -99,7 +105,19 @@ async function ffmpegToPng(file: string, inputArgs: readonly string[], options: 
 
 /** Converts the file once when sharp cannot read it (ffmpeg or libheif to PNG); sharp's formats stay as they are. */
 export async function openImage(file: string, head: Buffer, options: DecodeOptions): Promise<ImageSource> {
-  const decoder = decoderOf(head);
+  return openImageWith(decoderOf(head), file, options);
+}
+
+/** The file made readable for sharp by one named decoder. */
+export async function openImageWith(decoder: ImageDecoder, file: string, options: DecodeOptions): Promise<ImageSource> {
+  // A picture behind bytes that are not its own (junk before a JPEG's SOI, an icon set's largest PNG): sharp reads that part.
+  if (decoder.kind === "slice") return { input: (await readFile(file)).subarray(decoder.offset, decoder.end), decoder: "sharp" };
+  if (decoder.kind === "icns") {
+    const bytes = await readFile(file);
+    const member = largestIcnsPng(bytes);
+    if (!member) throw new RunnerError("UNSUPPORTED_MEDIA", "the icon set holds no PNG member", "only PNG members are decoded");
+    return { input: bytes.subarray(member.offset, member.end), decoder: "sharp" };
+  }
   if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
   if (decoder.kind === "libheif") {
     const picture = await decodeHeif(file, options);
@@ -141,7 +159,7 @@ export async function decodeImage(source: ImageSource, maxPx: number, maxPixels:
 }
 
 /** The API's image facts from sharp's metadata: displayed size, EXIF orientation, frames, animation. */
-export function toImageMetadata(meta: Metadata): ImageMetadata {
+export function toImageMetadata(meta: Metadata, gainMap?: GainMapFacts): ImageMetadata {
   // Report the displayed size: an EXIF-rotated photo shows portrait although stored landscape.
   const shown = meta.autoOrient ?? { width: meta.width, height: meta.height };
   const frames = meta.pages ?? 1;
@@ -155,5 +173,7 @@ export function toImageMetadata(meta: Metadata): ImageMetadata {
     frames,
     ...(ms !== undefined ? { duration: { seconds: ms / 1000, formatted: formatDuration(ms / 1000) } } : {}),
     ...(frames > 1 && meta.loop !== undefined ? { loop: meta.loop } : {}),
+    // libvips found the gain-map picture; the header says how it was announced.
+    ...(meta.gainMap ? { hdrGainMap: gainMap ?? { signalledBy: [] } } : {}),
   };
 }

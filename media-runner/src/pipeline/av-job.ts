@@ -7,6 +7,7 @@ import type { RunnerCategory, RunnerRequest, RunnerResponse } from "../../../sha
 import { RunnerError } from "../errors.ts";
 import type { RemoteSource, SourceSeed } from "../fetch/remote-source.ts";
 import { moovEndFromHead } from "../media/mp4-keyframes.ts";
+import { isInitSegment } from "../media/init-segment.ts";
 import { prefetchKeyframe } from "../media/mp4-source.ts";
 import { extractFrame, representativeTime } from "../media/frame.ts";
 import { probe, type FfprobeOutput } from "../media/ffprobe.ts";
@@ -109,6 +110,11 @@ export async function runAvJob(
     if (!video || request.category === "audio") {
       return { ...response, stages: { ...stages, ...previewsEndedAs(request, { status: "skipped", reason: "the file has no picture stream to preview" }) } };
     }
+    // An initialization segment: the tracks are read, there is no sample to decode (its media segments hold them).
+    if (await initSegment(source, probed)) {
+      const reason = "an initialization segment: tracks and codecs, no samples to preview";
+      return { ...response, stages: { ...stages, ...previewsEndedAs(request, { status: "skipped", reason }) } };
+    }
     const rendered = await renderPreviews(
       request,
       () => timings.time("frame", () => early ?? engineStep(source, () => representativeRaster(input, source, durationSeconds(probed, video), request.thumbnailMaxPx, ctx))),
@@ -121,6 +127,19 @@ export async function runAvJob(
     registration.release();
   }
 }
+
+/** A small MP4 without a duration whose moov (with mvex) ends the file; its bytes are held after ffprobe's reads. */
+async function initSegment(source: RemoteSource, probed: FfprobeOutput): Promise<boolean> {
+  const size = source.size;
+  const mp4 = /mp4|mov/.test(probed.format?.format_name ?? "");
+  if (!mp4 || size === undefined || size > initSegmentMaxBytes || probed.format?.duration !== undefined) return false;
+  // Held in the cache after ffprobe's reads; an origin without ranges has nothing to look at again.
+  const head = await source.readExact(0, size - 1).catch(() => undefined);
+  return head !== undefined && isInitSegment(head, size);
+}
+
+/** Initialization segments are a moov of a few kilobytes; larger files are not looked at. */
+const initSegmentMaxBytes = 256 * 1024;
 
 /**
  * A frame near 10% of the duration, as cheaply as possible: the keyframe at or before that time (one

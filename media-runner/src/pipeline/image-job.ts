@@ -14,7 +14,9 @@ import sharp from "sharp";
 import type { RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
 import type { RemoteSource, SourceSeed } from "../fetch/remote-source.ts";
-import { decodeImage, decoderOf, fitsDecodeLimit, openImage, readImageMetadata, toImageMetadata, type ImageSource } from "../media/image-decode.ts";
+import { decoderOf, fitsDecodeLimit, toImageMetadata, type ImageSource } from "../media/image-decode.ts";
+import { decodeReadableImage, openReadableImage } from "../media/image-fallback.ts";
+import { jpegGainMap } from "../../../shared/media/gain-map.ts";
 import type { JobContext, Timings } from "./context.ts";
 import { renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 
@@ -108,13 +110,14 @@ export async function runImageJob(
     const file = join(dir, "source");
     await timings.time("download", () => pipeline(Readable.from(checkedWhole(source, checkHeader)), createWriteStream(file)));
     const decode = { ffmpeg: ctx.binaries.ffmpeg, timeoutMs: ctx.config.processTimeoutMs, maxPixels, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-    const image = await timings.time("metadata", () => openImage(file, head, decode).catch((e) => { throw sharpError(e); }));
-    const meta = await timings.time("metadata", () => readImageMetadata(image, maxPixels).catch((e) => { throw sharpError(e); }));
+    // The first decoder whose header read succeeds (image-fallback.ts: a damaged file may read in another).
+    const opened = await timings.time("metadata", () => openReadableImage(file, head, decode).catch((e) => { throw sharpError(e); }));
+    const { image, meta } = opened;
     checkPixels(meta, image, box, maxPixels);
     const shrinksOnLoad = (meta.width ?? 0) * (meta.height ?? 0) > maxPixels;
     const response: Omit<RunnerResponse, "timings"> = {};
     if (request.stages.includes("metadata")) {
-      const facts = toImageMetadata(meta);
+      const facts = toImageMetadata(meta, jpegGainMap(head));
       // The preview came from a smaller embedded picture: the image's own size is the one reported.
       response.metadata = { image: image.declared ? { ...facts, width: image.declared.width, height: image.declared.height } : facts };
     }
@@ -123,7 +126,7 @@ export async function runImageJob(
     // A header that reads but pixels that do not decode: the metadata stands, the previews fail with a reason.
     const rendered = await renderPreviews(
       request,
-      () => timings.time("decode", () => decodeImage(image, box, maxPixels, shrinksOnLoad).catch((e) => { throw sharpError(e); })),
+      () => timings.time("decode", () => decodeReadableImage(opened, file, decode, box, shrinksOnLoad).catch((e) => { throw sharpError(e); })),
       timings,
       (error) => source.failure !== undefined || ctx.signal.aborted || (isRunnerError(error) && error.code === "PROCESSING_TIMEOUT"),
     );

@@ -4,6 +4,7 @@ import { ascii, u16be, u32be, u32le } from "../../../bytes/read-bytes.ts";
 import { concatBytes } from "../../../../shared/bytes/concat-bytes.ts";
 import { readImageHeader, type ImageHeaderInfo } from "./read-image-header.ts";
 import { isTiff, tiffHeaderBytes } from "./tiff-header.ts";
+import { jpegGainMap } from "../../../../shared/media/gain-map.ts";
 
 /**
  * An image's header facts when the probe's head may end before the header does (a JPEG whose SOF follows a
@@ -16,7 +17,11 @@ import { isTiff, tiffHeaderBytes } from "./tiff-header.ts";
 export async function readImageHeaderFrom(source: RangeByteSource, head: Uint8Array): Promise<ImageHeaderInfo | null> {
   const walk = walkerFor(head);
   const bytes = walk ? await walk(source, requestGuard(source)).catch(() => head) : head;
-  const info = readImageHeader(bytes);
+  // A walk that stopped at a damaged segment kept no frame header: the head itself may still be read past it.
+  const info = readImageHeader(bytes) ?? (bytes !== head ? readImageHeader(head) : null);
+  // The walk keeps no XMP: a gain map's announcement is read from the head, where the first segments are.
+  const gainMap = info?.format === "jpeg" && !info.hdrGainMap ? jpegGainMap(head) : undefined;
+  if (info && gainMap) info.hdrGainMap = gainMap;
   if (complete(info)) return info;
   // Small files are read whole (no more than a 64 KiB head used to pull): a GIF's frames, formats not walked.
   const size = source.size;

@@ -6,7 +6,10 @@ import { pngColorFacts } from "./png-facts.ts";
 import { webpColorFacts } from "./webp-facts.ts";
 import { bmpColorFacts, heifColorFacts, icoColorFacts, jxlColorFacts, svgColorFacts, tiffColorFacts } from "./more-formats.ts";
 import { animationFacts, type AnimationFacts } from "./animation-facts.ts";
-import { jpeg2000ColorFacts, netpbmColorFacts } from "./jpeg2000-netpbm-facts.ts";
+import { jpeg2000ColorFacts } from "./jpeg2000-netpbm-facts.ts";
+import { ddsColorFacts, icnsColorFacts, pnmColorFacts, psdColorFacts, tgaColorFacts } from "./texture-facts.ts";
+import { pictureAfterJunk, tolerantJpegHeader } from "./damaged-headers.ts";
+import { jpegGainMap, type GainMapFacts } from "../../../../shared/media/gain-map.ts";
 import { formatDuration } from "../../../../shared/format/index.ts";
 import type { ImageMetadata } from "../../../../shared/shapes/media-data.ts";
 import type { z } from "zod";
@@ -27,6 +30,8 @@ export interface ImageHeaderInfo {
   iccProfile?: string;
   /** Frames, and for animations one play's length and loop count, when the bytes hold every frame. */
   animation?: AnimationFacts;
+  /** An HDR gain map announced by a JPEG's header (Ultra HDR, ISO 21496-1). */
+  hdrGainMap?: GainMapFacts;
 }
 
 /** image-size's type names (HEIF reports its brand) to ours. */
@@ -53,7 +58,11 @@ const colorFactReaders: Record<string, (b: Uint8Array) => ColorFacts | undefined
   jxl: jxlColorFacts,
   jp2: jpeg2000ColorFacts,
   j2c: jpeg2000ColorFacts,
-  pnm: netpbmColorFacts,
+  pnm: pnmColorFacts,
+  dds: ddsColorFacts,
+  tga: tgaColorFacts,
+  psd: psdColorFacts,
+  icns: icnsColorFacts,
 };
 
 /**
@@ -61,6 +70,14 @@ const colorFactReaders: Record<string, (b: Uint8Array) => ColorFacts | undefined
  * Returns null when the bytes are not a recognised image or the header is truncated or invalid.
  */
 export function readImageHeader(bytes: Uint8Array): ImageHeaderInfo | null {
+  const info = readWellFormedHeader(bytes);
+  if (info) return info;
+  // Damaged files decoders still read: a JPEG or PNG behind leading junk, a JPEG whose segment lengths lie.
+  const after = pictureAfterJunk(bytes);
+  return (after === undefined ? null : readWellFormedHeader(bytes.subarray(after))) ?? tolerantJpegHeader(bytes);
+}
+
+function readWellFormedHeader(bytes: Uint8Array): ImageHeaderInfo | null {
   let size: ReturnType<typeof imageSize>;
   try {
     size = imageSize(bytes);
@@ -87,6 +104,8 @@ export function readImageHeader(bytes: Uint8Array): ImageHeaderInfo | null {
   }
   const animation = animationFacts(format, bytes);
   if (animation) info.animation = animation;
+  const gainMap = format === "jpeg" ? jpegGainMap(bytes) : undefined;
+  if (gainMap) info.hdrGainMap = gainMap;
   return info;
 }
 
@@ -103,5 +122,6 @@ export function imageMetadataOf(header: ImageHeaderInfo | null): z.infer<typeof 
     ...(a ? { frames: a.frames } : {}),
     ...(a?.seconds !== undefined ? { duration: { seconds: a.seconds, formatted: formatDuration(a.seconds) } } : {}),
     ...(a?.loop !== undefined ? { loop: a.loop } : {}),
+    ...(header.hdrGainMap ? { hdrGainMap: header.hdrGainMap } : {}),
   };
 }
