@@ -16,6 +16,7 @@ import { codecString } from "../../shared/media/codec-string.ts";
 import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
 import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
+import type { TrackFacts } from "../../shared/shapes/tracks.ts";
 import { readAc3 } from "./ac3-frames.ts";
 import { readAdts } from "./adts-frames.ts";
 import { readRf64 } from "./rf64-header.ts";
@@ -34,6 +35,8 @@ export interface EdgeMediaFacts {
   durationSource?: string;
   /** RFC 6381 codecs entries of the video and audio tracks the container's sample entries describe. */
   codecs?: string[];
+  /** Tracks with languages and dispositions, chapters and encryption, where the header read declares them. */
+  trackFacts?: TrackFacts;
 }
 
 const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
@@ -75,6 +78,8 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
 
   const facts: EdgeMediaFacts = {};
+  const trackFacts = mp4?.trackFacts ?? mkv?.trackFacts;
+  if (trackFacts) facts.trackFacts = trackFacts;
   facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio ? ogg : undefined);
   let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
   if (duration === undefined && mkv) {

@@ -5,6 +5,8 @@ import { reduced } from "./ratio.ts";
 import { readFragmentTiming } from "./mp4-fragments.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
+import type { TrackFacts } from "../../shared/shapes/tracks.ts";
+import { originalFormat, readMp4TrackFacts } from "./mp4-tracks.ts";
 
 /** One track of an MP4/MOV `moov`, as its boxes declare it (ISO/IEC 14496-12). */
 export interface Mp4Track {
@@ -49,6 +51,8 @@ export interface Mp4Facts {
   /** An mvex without mehd: the moov's own duration covers only the samples it holds (none, or the first fragment's). */
   fragmentsUndeclared?: boolean;
   tracks: Mp4Track[];
+  /** Languages, dispositions, kinds, chapters and encryption of the tracks (mp4-tracks.ts). */
+  trackFacts?: TrackFacts;
 }
 
 /** A moov larger than this is not read at the edge (the runner's ffprobe does it). */
@@ -77,7 +81,7 @@ const moovWindowBytes = 2 * 1024;
  * stops inside a box once all of them are found, so the sample tables after them are never even looked at.
  */
 const wantedChildren: Readonly<Record<string, ReadonlySet<string>>> = {
-  moov: new Set(["mvhd", "trak"]),
+  moov: new Set(["mvhd", "trak", "pssh"]),
   trak: new Set(["tkhd", "mdia"]),
   mdia: new Set(["mdhd", "hdlr", "minf"]),
   minf: new Set(["stbl"]),
@@ -268,7 +272,8 @@ function parseMoov(b: Uint8Array): Omit<Mp4Facts, "faststart"> {
       if (track) track.defaultSampleDuration = u32be(b, trex.start + 12);
     }
   }
-  return { ...(durationSeconds ? { durationSeconds, durationFrom: "header" as const } : {}), ...(fragmentsUndeclared ? { fragmentsUndeclared } : {}), tracks };
+  const trackFacts = readMp4TrackFacts(b, tracks);
+  return { ...(durationSeconds ? { durationSeconds, durationFrom: "header" as const } : {}), ...(fragmentsUndeclared ? { fragmentsUndeclared } : {}), tracks, trackFacts };
 }
 
 /**
@@ -304,7 +309,8 @@ function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
   const stsd = stbl && child(b, stbl, "stsd");
   const entry = stsd ? boxes(b, stsd.start + 8, stsd.end).next().value : undefined;
   if (entry) {
-    const code = entry.type;
+    // A protected entry (encv, enca) names its codec in sinf/frma; its own fields are the original's.
+    const code = originalFormat(b, entry, handler) ?? entry.type;
     track.codec = codecNames[code] ?? code.trim().toLowerCase();
     if (kind === "video") readVisualEntry(b, entry, track);
     if (kind === "audio") readAudioEntry(b, entry, track);
@@ -438,7 +444,7 @@ function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
       track.codecConfig = esds?.config;
     }
   }
-  track.codecConfig ??= audioEntryConfigs[entry.type];
+  track.codecConfig ??= audioEntryConfigs[originalFormat(b, entry, "soun") ?? entry.type];
 }
 
 /** Sample entries whose code alone is the codecs entry. */

@@ -17,6 +17,7 @@ import { ApiError } from "../errors/api-error.ts";
 import { ManifestError, manifestMimes, manifestText, readStream, recognizeManifest } from "../manifest/index.ts";
 import { writeStreamResults, type StreamOutcome } from "./stream-results.ts";
 import { writePageResults } from "./page-results.ts";
+import { trackResults } from "../../shared/stages/track-results.ts";
 import type { HeadElements } from "../page/index.ts";
 
 export interface FirstInspectionInput {
@@ -209,8 +210,11 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
     ...(i.facts?.audio ? { audio: i.facts.audio } : {}),
     ...(video ? { video } : {}),
     ...(i.facts?.codecs ? { codecs: i.facts.codecs } : {}),
+    ...i.facts?.trackFacts,
   };
   applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
+  // Tracks, chapters and encryption the header declared are shown even while the runner completes the rest.
+  record.results = { ...trackResults(i.facts?.trackFacts), ...record.results };
 }
 
 function writeStreamFacts(i: Inspection): void {

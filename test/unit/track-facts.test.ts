@@ -1,0 +1,202 @@
+// Tracks, chapters and encryption read at the edge from the container header (MP4 moov, Matroska Tracks and
+// Chapters), compared with what ffprobe lists for files ffmpeg makes here; encryption from ffmpeg's CENC writer
+// and from pssh boxes written by hand; hostile tables bounded.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { RangeByteSource } from "../../worker/bytes/byte-source.ts";
+import type { FetchPolicy } from "../../worker/fetch/index.ts";
+import { sniffMime } from "../../worker/probe/sniff-mime.ts";
+import { readEdgeMediaFacts } from "../../worker/probe/edge-media-facts.ts";
+import { matroskaChapters } from "../../worker/probe/matroska-extras.ts";
+import { bcp47Language } from "../../shared/media/languages.ts";
+import { maxListedChapters } from "../../shared/shapes/tracks.ts";
+
+const dir = join(tmpdir(), "media-inspect-track-fixtures");
+const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
+const ffprobeBin = process.env.FFPROBE_PATH ?? "ffprobe";
+const widevine = "edef8ba979d64acea3c827dcd51d21ed";
+const playready = "9a04f07998404286ab92e65be0885f95";
+
+function run(args: string[]): void {
+  execFileSync(ffmpeg, ["-v", "error", "-y", ...args], { cwd: dir });
+}
+
+interface ProbeStream { index: number; codec_type: string; codec_name: string; tags?: { language?: string }; disposition?: Record<string, number> }
+interface Probe { streams: ProbeStream[]; chapters: { start_time: string; tags?: { title?: string } }[] }
+
+function ffprobe(file: string): Probe {
+  return JSON.parse(execFileSync(ffprobeBin, ["-v", "quiet", "-of", "json", "-show_streams", "-show_chapters", join(dir, file)]).toString("utf8")) as Probe;
+}
+
+function box(type: string, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(8 + body.length);
+  new DataView(out.buffer).setUint32(0, out.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(body, 8);
+  return out;
+}
+
+/** A version 0 pssh box for a system ID (hex), no key IDs, no data. */
+function pssh(systemId: string): Uint8Array {
+  const body = new Uint8Array(4 + 16 + 4);
+  for (let i = 0; i < 16; i++) body[4 + i] = parseInt(systemId.slice(i * 2, i * 2 + 2), 16);
+  return box("pssh", body);
+}
+
+/** A moov-last MP4 with boxes appended inside its moov (nothing after the moov moves, so no offset changes). */
+function withMoovBoxes(file: string, extra: Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(readFileSync(join(dir, file)));
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  let o = 0;
+  while (o + 8 <= bytes.length) {
+    const size = view.getUint32(o);
+    const type = String.fromCharCode(...bytes.subarray(o + 4, o + 8));
+    if (type === "moov") {
+      if (o + size !== bytes.length) throw new Error("fixture: the moov must be last");
+      const added = extra.reduce((n, b) => n + b.length, 0);
+      const out = new Uint8Array(bytes.length + added);
+      out.set(bytes);
+      let at = bytes.length;
+      for (const b of extra) { out.set(b, at); at += b.length; }
+      new DataView(out.buffer).setUint32(o, size + added);
+      return out;
+    }
+    o += size;
+  }
+  throw new Error("fixture: no moov");
+}
+
+async function edgeFacts(bytes: Uint8Array) {
+  const head = bytes.subarray(0, 16 * 1024);
+  const mime = await sniffMime(head, undefined);
+  const source = new RangeByteSource("http://127.0.0.1:9/unused", bytes.length, true, {} as FetchPolicy, bytes.length, 1024);
+  source.addSegment(0, bytes);
+  return { mime, facts: await readEdgeMediaFacts(source, mime, head) };
+}
+const fileFacts = (file: string) => edgeFacts(new Uint8Array(readFileSync(join(dir, file))));
+
+beforeAll(() => {
+  mkdirSync(dir, { recursive: true });
+  if (existsSync(join(dir, "done-v1"))) return;
+  writeFileSync(join(dir, "s.srt"), "1\n00:00:00,000 --> 00:00:01,000\nHello\n\n2\n00:00:01,500 --> 00:00:02,500\nWorld\n");
+  writeFileSync(join(dir, "s.vtt"), "WEBVTT\n\n00:00.000 --> 00:01.000\nHi\n");
+  writeFileSync(join(dir, "s.ass"), "[Script Info]\nScriptType: v4.00+\n\n[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\nStyle: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,1\n\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\nDialogue: 0,0:00:00.00,0:00:01.00,Default,,0,0,0,,Hi\n");
+  writeFileSync(join(dir, "ch.txt"), ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1250\ntitle=Intro\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1250\nEND=3000\ntitle=Main part\n");
+  run(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=f=440", "-f", "lavfi", "-i", "sine=f=660", "-t", "3",
+    "-c:v", "libx264", "-c:a", "aac", "-map", "0:v", "-map", "1:a", "-map", "2:a", "base.mp4"]);
+  run(["-i", "base.mp4", "-i", "s.srt", "-i", "s.srt", "-i", "ch.txt", "-map", "0", "-map", "1", "-map", "2", "-map_chapters", "3", "-c", "copy", "-c:s", "mov_text",
+    "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", "-disposition:a:1", "visual_impaired",
+    "-metadata:s:s:0", "language=spa", "-metadata:s:s:1", "language=ger", "-disposition:s:0", "default", "-disposition:s:1", "forced+hearing_impaired",
+    "-movflags", "+faststart", "subs.mp4"]);
+  run(["-i", "base.mp4", "-i", "s.srt", "-i", "s.ass", "-i", "s.vtt", "-i", "ch.txt", "-map", "0", "-map", "1", "-map", "2", "-map", "3", "-map_chapters", "4",
+    "-c:v", "copy", "-c:a", "copy", "-c:s:0", "srt", "-c:s:1", "ass", "-c:s:2", "webvtt",
+    "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", "-disposition:a:1", "visual_impaired+descriptions",
+    "-metadata:s:s:0", "language=spa", "-metadata:s:s:1", "language=ger", "-metadata:s:s:2", "language=jpn",
+    "-disposition:s:0", "default", "-disposition:s:1", "forced", "-disposition:s:2", "hearing_impaired", "subs.mkv"]);
+  run(["-i", "base.mp4", "-c", "copy", "-encryption_scheme", "cenc-aes-ctr", "-encryption_key", "76a6c65c5ea762046bd749a2e632ccbb",
+    "-encryption_kid", "a7e61c373e219033c21091fa607bf3b8", "enc.mp4"]);
+  writeFileSync(join(dir, "done-v1"), "");
+}, 120_000);
+
+describe("MP4 tracks at the edge match ffprobe", () => {
+  it("subtitle tracks (tx3g) with languages, default and forced; audio languages; the described-audio track; chpl chapters", async () => {
+    const ref = ffprobe("subs.mp4");
+    const { facts } = await fileFacts("subs.mp4");
+    const t = facts!.trackFacts!.tracks!;
+    const refAudio = ref.streams.filter((s) => s.codec_type === "audio");
+    expect(t.audio.map((a) => a.language)).toEqual(refAudio.map((a) => bcp47Language(a.tags?.language)));
+    expect(t.audio.map((a) => a.default)).toEqual(refAudio.map((a) => a.disposition?.default === 1));
+    expect(t.audio[1]!.role).toBe("description");
+    expect(t.audio[0]!.codec).toBe("aac");
+    const refText = ref.streams.filter((s) => s.codec_type === "subtitle");
+    const subtitles = t.text.filter((x) => x.kind !== "chapters");
+    expect(subtitles.map((x) => x.format)).toEqual(refText.map(() => "tx3g"));
+    expect(subtitles.map((x) => x.language)).toEqual(refText.map((s) => bcp47Language(s.tags?.language)));
+    expect(subtitles.map((x) => x.default)).toEqual(refText.map((s) => s.disposition?.default === 1));
+    expect(subtitles.map((x) => x.forced === true)).toEqual(refText.map((s) => s.disposition?.forced === 1));
+    expect(subtitles[0]).toMatchObject({ kind: "subtitles", language: "es" });
+    expect(subtitles[1]).toMatchObject({ language: "de", forced: true });
+    // The QuickTime chapter track ffmpeg writes is listed as what it is, not as subtitles.
+    expect(t.text.filter((x) => x.kind === "chapters")).toHaveLength(1);
+    const chapters = facts!.trackFacts!.chapters!;
+    expect(chapters.map((c) => c.title)).toEqual(ref.chapters.map((c) => c.tags?.title));
+    chapters.forEach((c, i) => expect(Math.abs(c.start - Number(ref.chapters[i]!.start_time))).toBeLessThanOrEqual(0.05));
+    expect(facts!.trackFacts!.protection).toBeUndefined();
+  });
+
+  it("ffmpeg's CENC (cenc-aes-ctr): encrypted, scheme cenc, the real codecs, no key system named (no pssh)", async () => {
+    const { facts } = await fileFacts("enc.mp4");
+    expect(facts!.trackFacts!.protection).toEqual({ encrypted: true, scheme: "cenc", keySystems: [] });
+    expect(facts!.video?.codec).toBe("h264");
+    expect(facts!.trackFacts!.tracks!.audio[0]!.codec).toBe("aac");
+    expect(facts!.codecs?.[0]).toMatch(/^avc1\./);
+  });
+
+  it("pssh boxes written by hand name Widevine and PlayReady", async () => {
+    const { facts } = await edgeFacts(withMoovBoxes("enc.mp4", [pssh(widevine), pssh(playready)]));
+    expect(facts!.trackFacts!.protection).toEqual({ encrypted: true, scheme: "cenc", keySystems: ["com.widevine.alpha", "com.microsoft.playready"] });
+  });
+
+  it("hostile: 100,000 pssh boxes give one bounded answer", async () => {
+    const many = Array.from({ length: 100_000 }, (_, i) => pssh(i % 2 ? widevine : playready));
+    const started = performance.now();
+    const { facts } = await edgeFacts(withMoovBoxes("enc.mp4", many));
+    expect(facts!.trackFacts!.protection!.keySystems.sort()).toEqual(["com.microsoft.playready", "com.widevine.alpha"]);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+});
+
+describe("Matroska tracks and chapters at the edge match ffprobe", () => {
+  it("SRT, ASS and WebVTT tracks with languages and dispositions, audio languages and description, chapters", async () => {
+    const ref = ffprobe("subs.mkv");
+    const { facts } = await fileFacts("subs.mkv");
+    const t = facts!.trackFacts!.tracks!;
+    const refText = ref.streams.filter((s) => s.codec_type === "subtitle");
+    expect(t.text.map((x) => x.format)).toEqual(["srt", "ass", "webvtt"]);
+    expect(refText.map((s) => s.codec_name)).toEqual(["subrip", "ass", "webvtt"]);
+    expect(t.text.map((x) => x.language)).toEqual(refText.map((s) => bcp47Language(s.tags?.language)));
+    expect(t.text.map((x) => x.default)).toEqual(refText.map((s) => s.disposition?.default === 1));
+    expect(t.text.map((x) => x.forced === true)).toEqual(refText.map((s) => s.disposition?.forced === 1));
+    expect(t.text[2]!.kind).toBe("captions");
+    const refAudio = ref.streams.filter((s) => s.codec_type === "audio");
+    expect(t.audio.map((a) => a.language)).toEqual(refAudio.map((a) => bcp47Language(a.tags?.language)));
+    expect(t.audio.map((a) => a.role === "description")).toEqual(refAudio.map((a) => a.disposition?.visual_impaired === 1));
+    const chapters = facts!.trackFacts!.chapters!;
+    expect(chapters.map((c) => c.title)).toEqual(ref.chapters.map((c) => c.tags?.title));
+    chapters.forEach((c, i) => expect(Math.abs(c.start - Number(ref.chapters[i]!.start_time))).toBeLessThanOrEqual(0.05));
+  });
+
+  it("hostile: a Chapters element of a million atoms is cut at the listed limit in one linear walk", () => {
+    // EditionEntry (45 B9, 8-byte size) holding 1,000,000 ChapterAtoms (B6 8C [91 88 <8-byte ns>] ...).
+    const atom = new Uint8Array([0xb6, 0x8a, 0x91, 0x88, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const count = 1_000_000;
+    const body = new Uint8Array(2 + 8 + atom.length * count);
+    body.set([0x45, 0xb9, 0x01]);
+    const size = atom.length * count;
+    for (let i = 0; i < 7; i++) body[3 + i] = Math.floor(size / 256 ** (6 - i)) % 256;
+    for (let i = 0; i < count; i++) {
+      const at = 10 + i * atom.length;
+      body.set(atom, at);
+      const ns = i * 1_000_000;
+      for (let k = 0; k < 8; k++) body[at + 4 + k] = Math.floor(ns / 256 ** (7 - k)) % 256;
+    }
+    const chapters = matroskaChapters(body);
+    expect(chapters).toHaveLength(maxListedChapters);
+    expect(chapters[1]!.start).toBe(0.001);
+  });
+});
+
+describe("languages", () => {
+  it("ISO 639-2 B and T codes become BCP 47; und and junk are dropped", () => {
+    expect(bcp47Language("eng")).toBe("en");
+    expect(bcp47Language("ger")).toBe("de");
+    expect(bcp47Language("deu")).toBe("de");
+    expect(bcp47Language("fre")).toBe("fr");
+    expect(bcp47Language("pt-BR")).toBe("pt-BR");
+    expect(bcp47Language("und")).toBeUndefined();
+    expect(bcp47Language("e\u0000g")).toBeUndefined();
+  });
+});
