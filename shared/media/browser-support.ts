@@ -182,14 +182,22 @@ function protectedVerdict(browser: Browser, protection: NonNullable<PlaybackFact
     reasons.push(`segments encrypted with ${protection.scheme}: the player fetches the key named in the playlist (no DRM)`);
     return { verdict: viaMse ? "mse" : "native", reasons };
   }
+  const apple = browser === "safari" || browser === "ios";
+  // FairPlay, Apple's only key system, decrypts the cbcs scheme alone (and HLS SAMPLE-AES).
+  if (apple && /^(cenc|cens)$/i.test(protection.scheme ?? "")) {
+    reasons.push(`encrypted${scheme}: FairPlay, the key system of Apple's browsers, decrypts only cbcs`);
+    return { verdict: "no", reasons };
+  }
   const keySystem = protection.keySystems.find((k) => keySystemBrowsers[k]?.includes(browser));
   if (keySystem) {
     reasons.push(`encrypted${scheme}: plays through Encrypted Media Extensions with ${keySystem} and its licence server`);
     return { verdict: "eme", reasons, keySystem };
   }
-  reasons.push(protection.keySystems.length > 0
-    ? `encrypted${scheme} for ${protection.keySystems.join(", ")}: none is a key system this browser offers`
-    : `encrypted${scheme}: no key system is named, so no browser can ask for a licence`);
+  if (protection.keySystems.length === 0) {
+    reasons.push(`encrypted${scheme}: plays only through Encrypted Media Extensions and a licence server; the file names no key system (the player's configuration must)`);
+    return { verdict: "eme", reasons };
+  }
+  reasons.push(`encrypted${scheme} for ${protection.keySystems.join(", ")}: none is a key system this browser offers`);
   return { verdict: "no", reasons };
 }
 

@@ -4,7 +4,7 @@ import { fetchPolicy, OriginBudget, type FetchPolicy } from "../fetch/index.ts";
 import type { ProbeResult, ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { createRecord } from "../record/create-record.ts";
-import { applyInlineOutput, finishStage } from "../record/stage-state.ts";
+import { applyInlineOutput, failStages, finishStage } from "../record/stage-state.ts";
 import type { EngineOutput } from "../../shared/stages/index.ts";
 import { probeUrl } from "../probe/probe.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
@@ -17,7 +17,8 @@ import { ApiError } from "../errors/api-error.ts";
 import { ManifestError, manifestMimes, manifestText, readStream, recognizeManifest } from "../manifest/index.ts";
 import { writeStreamResults, type StreamOutcome } from "./stream-results.ts";
 import { writePageResults } from "./page-results.ts";
-import { trackResults } from "../../shared/stages/track-results.ts";
+import { encryptedReason, needsLicence, trackResults } from "../../shared/stages/track-results.ts";
+import { registeredStages, stagesInGroup } from "../../shared/stages/index.ts";
 import type { HeadElements } from "../page/index.ts";
 
 export interface FirstInspectionInput {
@@ -215,6 +216,8 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
   applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
   // Tracks, chapters and encryption the header declared are shown even while the runner completes the rest.
   record.results = { ...trackResults(i.facts?.trackFacts), ...record.results };
+  // Encrypted samples are not decoded for a picture: the previews end here, with the reason.
+  if (needsLicence(record.results.protection)) failStages(record, stagesInGroup("preview", registeredStages(record)), encryptedReason, "edge");
 }
 
 function writeStreamFacts(i: Inspection): void {
