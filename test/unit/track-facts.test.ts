@@ -98,6 +98,10 @@ beforeAll(() => {
     "-disposition:s:0", "default", "-disposition:s:1", "forced", "-disposition:s:2", "hearing_impaired", "subs.mkv"]);
   run(["-i", "base.mp4", "-c", "copy", "-encryption_scheme", "cenc-aes-ctr", "-encryption_key", "76a6c65c5ea762046bd749a2e632ccbb",
     "-encryption_kid", "a7e61c373e219033c21091fa607bf3b8", "enc.mp4"]);
+  run(["-f", "lavfi", "-i", "sine=f=440:duration=3", "-i", "ch.txt", "-map", "0", "-map_chapters", "1", "-c:a", "libmp3lame", "chapters.mp3"]);
+  // ffmpeg's FLAC muxer writes no chapters of its own: the Vorbis comment convention, which ffprobe reads back.
+  run(["-f", "lavfi", "-i", "sine=f=440:duration=3", "-c:a", "flac", "-metadata", "CHAPTER001=00:00:00.000", "-metadata", "CHAPTER001NAME=Intro",
+    "-metadata", "CHAPTER002=00:00:01.250", "-metadata", "CHAPTER002NAME=Main part", "chapters.flac"]);
   writeFileSync(join(dir, "done-v1"), "");
 }, 120_000);
 
@@ -186,6 +190,17 @@ describe("Matroska tracks and chapters at the edge match ffprobe", () => {
     const chapters = matroskaChapters(body);
     expect(chapters).toHaveLength(maxListedChapters);
     expect(chapters[1]!.start).toBe(0.001);
+  });
+});
+
+describe("audio chapters at the edge match ffprobe", () => {
+  it.each(["chapters.mp3", "chapters.flac"])("%s (ID3 CHAP, Vorbis CHAPTERxx): titles, starts within 0.05 s", async (file) => {
+    const ref = ffprobe(file);
+    expect(ref.chapters.length).toBe(2);
+    const { facts } = await fileFacts(file);
+    const chapters = facts!.trackFacts!.chapters!;
+    expect(chapters.map((c) => c.title)).toEqual(ref.chapters.map((c) => c.tags?.title));
+    chapters.forEach((c, i) => expect(Math.abs(c.start - Number(ref.chapters[i]!.start_time))).toBeLessThanOrEqual(0.05));
   });
 });
 

@@ -17,6 +17,7 @@ import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
 import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 import type { TrackFacts } from "../../shared/shapes/tracks.ts";
+import { audioChapters } from "./audio-chapters.ts";
 import { readAc3 } from "./ac3-frames.ts";
 import { readAdts } from "./adts-frames.ts";
 import { readRf64 } from "./rf64-header.ts";
@@ -71,15 +72,18 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   const ogg = isOgg(mime) ? await readOggHeaders(source).catch(() => undefined) : undefined;
   const oggAudio = ogg?.find((s) => s.kind === "audio" && s.codec && s.sampleRate);
   // A parsed moov, Tracks list or Ogg header already says everything; music-metadata would only read past it again.
-  const format = mkv || mp4?.tracks.length || oggAudio ? undefined : await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
-    .then((m) => m.format)
+  const parsed = mkv || mp4?.tracks.length || oggAudio ? undefined : await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
     .catch(() => undefined);
+  const format = parsed?.format;
   const asf = /ms-asf/.test(mime) ? await readAsfHeader(source).catch(() => undefined) : undefined;
   if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
 
   const facts: EdgeMediaFacts = {};
   const trackFacts = mp4?.trackFacts ?? mkv?.trackFacts;
   if (trackFacts) facts.trackFacts = trackFacts;
+  // ID3 CHAP and Vorbis CHAPTERxx: the tags music-metadata already read.
+  const chapters = audioChapters(parsed);
+  if (chapters.length > 0) facts.trackFacts = { ...facts.trackFacts, chapters };
   facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio ? ogg : undefined);
   let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
   if (duration === undefined && mkv) {
