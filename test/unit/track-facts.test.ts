@@ -11,6 +11,7 @@ import type { FetchPolicy } from "../../worker/fetch/index.ts";
 import { sniffMime } from "../../worker/probe/sniff-mime.ts";
 import { readEdgeMediaFacts } from "../../worker/probe/edge-media-facts.ts";
 import { matroskaChapters } from "../../worker/probe/matroska-extras.ts";
+import { ceaCaptions } from "../../worker/probe/cea-captions.ts";
 import { bcp47Language } from "../../shared/media/languages.ts";
 import { maxListedChapters } from "../../shared/shapes/tracks.ts";
 
@@ -69,6 +70,29 @@ function withMoovBoxes(file: string, extra: Uint8Array[]): Uint8Array {
   throw new Error("fixture: no moov");
 }
 
+/**
+ * An H.264 Annex B stream with an ATSC A/53 caption SEI (T.35, GA94, cc_data with one CEA-608 field-1 pair and
+ * one field-2 pair) before every slice: what a broadcast encoder writes, made by hand since ffmpeg has no
+ * caption encoder.
+ */
+function withCaptionSei(annexB: Buffer): Uint8Array {
+  const parity = (c: number) => (c | ([...c.toString(2)].filter((x) => x === "1").length % 2 === 0 ? 0x80 : 0));
+  const starts: number[] = [];
+  for (let i = annexB.indexOf(Buffer.from([0, 0, 1])); i >= 0; i = annexB.indexOf(Buffer.from([0, 0, 1]), i + 3)) starts.push(i);
+  const out: number[] = [];
+  starts.forEach((s, n) => {
+    let nal = annexB.subarray(s + 3, n + 1 < starts.length ? starts[n + 1] : annexB.length);
+    while (nal.length > 0 && nal[nal.length - 1] === 0) nal = nal.subarray(0, nal.length - 1);
+    const type = nal[0]! & 0x1f;
+    if (type === 1 || type === 5) {
+      const cc = [0xb5, 0x00, 0x31, 0x47, 0x41, 0x39, 0x34, 0x03, 0x42, 0xff, 0xfc, parity(0x48), parity(0x49), 0xfd, 0x80, 0x80, 0xff];
+      out.push(0, 0, 0, 1, 0x06, 4, cc.length, ...cc, 0x80);
+    }
+    out.push(0, 0, 0, 1, ...nal);
+  });
+  return Uint8Array.from(out);
+}
+
 async function edgeFacts(bytes: Uint8Array) {
   const head = bytes.subarray(0, 16 * 1024);
   const mime = await sniffMime(head, undefined);
@@ -102,6 +126,13 @@ beforeAll(() => {
   // ffmpeg's FLAC muxer writes no chapters of its own: the Vorbis comment convention, which ffprobe reads back.
   run(["-f", "lavfi", "-i", "sine=f=440:duration=3", "-c:a", "flac", "-metadata", "CHAPTER001=00:00:00.000", "-metadata", "CHAPTER001NAME=Intro",
     "-metadata", "CHAPTER002=00:00:01.250", "-metadata", "CHAPTER002NAME=Main part", "chapters.flac"]);
+  run(["-i", "base.mp4", "-map", "0", "-c", "copy", "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=spa",
+    "-disposition:a:1", "visual_impaired", "langs.ts"]);
+  writeFileSync(join(dir, "cc.h264"), withCaptionSei(execFileSync(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-t", "2",
+    "-c:v", "libx264", "-bsf:v", "h264_mp4toannexb", "-f", "h264", "-"])));
+  run(["-fflags", "+genpts", "-r", "10", "-f", "h264", "-i", "cc.h264", "-c", "copy", "cc-raw.mp4"]);
+  run(["-i", "cc-raw.mp4", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "cc.ts"]);
+  run(["-i", "cc.ts", "-c", "copy", "-movflags", "+faststart", "cc.mp4"]);
   writeFileSync(join(dir, "done-v1"), "");
 }, 120_000);
 
@@ -201,6 +232,43 @@ describe("audio chapters at the edge match ffprobe", () => {
     const chapters = facts!.trackFacts!.chapters!;
     expect(chapters.map((c) => c.title)).toEqual(ref.chapters.map((c) => c.tags?.title));
     chapters.forEach((c, i) => expect(Math.abs(c.start - Number(ref.chapters[i]!.start_time))).toBeLessThanOrEqual(0.05));
+  });
+});
+
+/** Whether ffprobe sees A/53 caption side data on the first video frames (ffprobe 5.1's closed_captions says 0). */
+function ffprobeSeesCaptions(file: string): boolean {
+  const out = execFileSync(ffprobeBin, ["-v", "quiet", "-select_streams", "v:0", "-read_intervals", "%+#4", "-show_entries", "frame=pts:side_data=side_data_type",
+    "-of", "json", join(dir, file)]).toString("utf8");
+  return out.includes("ATSC A53 Part 4 Closed Captions");
+}
+
+describe("MPEG-TS tracks and CEA captions at the edge", () => {
+  it("audio languages from the ISO 639 descriptor and the visual-impaired audio type, as ffprobe lists them", async () => {
+    const ref = ffprobe("langs.ts");
+    const { facts } = await fileFacts("langs.ts");
+    const t = facts!.trackFacts!.tracks!;
+    const refAudio = ref.streams.filter((s) => s.codec_type === "audio");
+    expect(t.audio.map((a) => a.language)).toEqual(refAudio.map((a) => bcp47Language(a.tags?.language)));
+    expect(t.audio.map((a) => a.role === "description")).toEqual(refAudio.map((a) => a.disposition?.visual_impaired === 1));
+    expect(t.video.map((v) => v.codec)).toEqual(["h264"]);
+    expect(t.text).toEqual([]);
+  });
+
+  it.each(["cc.ts", "cc.mp4"])("%s: CEA-608 in the H.264 SEI is a captions track exactly where ffprobe sees caption side data", async (file) => {
+    expect(ffprobeSeesCaptions(file)).toBe(true);
+    const { facts } = await fileFacts(file);
+    expect(facts!.trackFacts!.tracks!.text).toEqual([{ kind: "captions", format: "cea-608" }]);
+    expect(ffprobeSeesCaptions("langs.ts")).toBe(false);
+  });
+
+  it("hostile: a caption stream of garbage (GA94 signatures with broken cc_data, random bytes) flags nothing, in bounded time", () => {
+    const junk = new Uint8Array(4 * 1024 * 1024);
+    let x = 12345;
+    for (let i = 0; i < junk.length; i++) { x = (x * 1103515245 + 12345) >>> 0; junk[i] = x >>> 24; }
+    // Every 64 bytes a signature followed by cc_data whose marker bits are wrong.
+    for (let i = 0; i + 20 < junk.length; i += 64) junk.set([0xb5, 0x00, 0x31, 0x47, 0x41, 0x39, 0x34, 0x03, 0x42, 0xff, 0x04, 0x41, 0x41], i);
+    expect(ceaCaptions(junk)).toEqual([]);
+    expect(ceaCaptions(new Uint8Array(0))).toEqual([]);
   });
 });
 

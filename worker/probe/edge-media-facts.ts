@@ -16,8 +16,10 @@ import { codecString } from "../../shared/media/codec-string.ts";
 import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
 import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
-import type { TrackFacts } from "../../shared/shapes/tracks.ts";
+import { maxListedTracks, type TrackFacts } from "../../shared/shapes/tracks.ts";
 import { audioChapters } from "./audio-chapters.ts";
+import { readMpegTsTracks } from "./mpegts-tracks.ts";
+import { ceaCaptions } from "./cea-captions.ts";
 import { readAc3 } from "./ac3-frames.ts";
 import { readAdts } from "./adts-frames.ts";
 import { readRf64 } from "./rf64-header.ts";
@@ -55,7 +57,9 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   // MPEG-TS/PS: only the stream list, from the head (music-metadata does not read these containers).
   if (mime === "video/mp2t") {
     const ts = await readMpegTs(source, head).catch(() => undefined);
-    return ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+    const facts = ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+    const trackFacts = readMpegTsTracks(head);
+    return facts && trackFacts ? { ...facts, trackFacts } : facts;
   }
   if (mime === "video/MP1S" || mime === "video/MP2P") {
     const ps = await readMpegPs(source, head).catch(() => undefined);
@@ -80,7 +84,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
 
   const facts: EdgeMediaFacts = {};
   const trackFacts = mp4?.trackFacts ?? mkv?.trackFacts;
-  if (trackFacts) facts.trackFacts = trackFacts;
+  if (trackFacts) facts.trackFacts = withCea(trackFacts, head);
   // ID3 CHAP and Vorbis CHAPTERxx: the tags music-metadata already read.
   const chapters = audioChapters(parsed);
   if (chapters.length > 0) facts.trackFacts = { ...facts.trackFacts, chapters };
@@ -155,6 +159,16 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     });
   }
   return facts;
+}
+
+/** CEA-608/708 captions in the first video samples the head holds (an MP4 with its moov first, Matroska). */
+function withCea(trackFacts: TrackFacts, head: Uint8Array): TrackFacts {
+  const tracks = trackFacts.tracks;
+  const video = tracks?.video.find((v) => v.codec === "h264" || v.codec === "hevc");
+  const formats = video ? ceaCaptions(head) : [];
+  if (!tracks || formats.length === 0) return trackFacts;
+  const text = [...tracks.text, ...formats.map((format) => ({ kind: "captions" as const, format }))];
+  return { ...trackFacts, tracks: { ...tracks, text: text.slice(0, maxListedTracks) } };
 }
 
 /** Containers whose header one small reader covers (music-metadata reads none of them, or not their duration). */
