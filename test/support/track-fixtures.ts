@@ -1,6 +1,6 @@
 // Files with tracks, chapters, captions and encryption, made with ffmpeg for the track tests (edge and runner).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
@@ -28,6 +28,48 @@ export function withCaptionSei(annexB: Buffer): Uint8Array {
   return Uint8Array.from(out);
 }
 
+
+function box(type: string, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(8 + body.length);
+  new DataView(out.buffer).setUint32(0, out.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(body, 8);
+  return out;
+}
+
+/** A version 0 pssh box for a system ID (hex), no key IDs, no data. */
+export function pssh(systemId: string): Uint8Array {
+  const body = new Uint8Array(4 + 16 + 4);
+  for (let i = 0; i < 16; i++) body[4 + i] = parseInt(systemId.slice(i * 2, i * 2 + 2), 16);
+  return box("pssh", body);
+}
+
+/** A moov-last MP4 with boxes appended inside its moov (nothing after the moov moves, so no offset changes). */
+export function withMoovBoxes(path: string, extra: Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(readFileSync(path));
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  let o = 0;
+  while (o + 8 <= bytes.length) {
+    const size = view.getUint32(o);
+    const type = String.fromCharCode(...bytes.subarray(o + 4, o + 8));
+    if (type === "moov") {
+      if (o + size !== bytes.length) throw new Error("fixture: the moov must be last");
+      const added = extra.reduce((n, b) => n + b.length, 0);
+      const out = new Uint8Array(bytes.length + added);
+      out.set(bytes);
+      let at = bytes.length;
+      for (const b of extra) { out.set(b, at); at += b.length; }
+      new DataView(out.buffer).setUint32(o, size + added);
+      return out;
+    }
+    o += size;
+  }
+  throw new Error("fixture: no moov");
+}
+
+/** Widevine's and PlayReady's system IDs (what a packager writes in pssh). */
+export const widevine = "edef8ba979d64acea3c827dcd51d21ed";
+export const playready = "9a04f07998404286ab92e65be0885f95";
 
 /** Makes the fixtures in `dir` once (a marker file records that they are complete). */
 export function ensureTrackFixtures(dir: string): void {
@@ -63,5 +105,6 @@ export function ensureTrackFixtures(dir: string): void {
   run(["-fflags", "+genpts", "-r", "10", "-f", "h264", "-i", "cc.h264", "-c", "copy", "cc-raw.mp4"]);
   run(["-i", "cc-raw.mp4", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "cc.ts"]);
   run(["-i", "cc.ts", "-c", "copy", "-movflags", "+faststart", "cc.mp4"]);
+  writeFileSync(join(dir, "enc-pssh.mp4"), withMoovBoxes(join(dir, "enc.mp4"), [pssh(widevine), pssh(playready)]));
   writeFileSync(join(dir, "done-v1"), "");
 }

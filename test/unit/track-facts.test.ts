@@ -14,56 +14,16 @@ import { matroskaChapters } from "../../worker/probe/matroska-extras.ts";
 import { ceaCaptions } from "../../worker/probe/cea-captions.ts";
 import { bcp47Language } from "../../shared/media/languages.ts";
 import { maxListedChapters } from "../../shared/shapes/tracks.ts";
-import { ensureTrackFixtures } from "../support/track-fixtures.ts";
+import { ensureTrackFixtures, playready, pssh, widevine, withMoovBoxes } from "../support/track-fixtures.ts";
 
 const dir = join(tmpdir(), "media-inspect-track-fixtures");
 const ffprobeBin = process.env.FFPROBE_PATH ?? "ffprobe";
-const widevine = "edef8ba979d64acea3c827dcd51d21ed";
-const playready = "9a04f07998404286ab92e65be0885f95";
 
 interface ProbeStream { index: number; codec_type: string; codec_name: string; tags?: { language?: string }; disposition?: Record<string, number> }
 interface Probe { streams: ProbeStream[]; chapters: { start_time: string; tags?: { title?: string } }[] }
 
 function ffprobe(file: string): Probe {
   return JSON.parse(execFileSync(ffprobeBin, ["-v", "quiet", "-of", "json", "-show_streams", "-show_chapters", join(dir, file)]).toString("utf8")) as Probe;
-}
-
-function box(type: string, body: Uint8Array): Uint8Array {
-  const out = new Uint8Array(8 + body.length);
-  new DataView(out.buffer).setUint32(0, out.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(body, 8);
-  return out;
-}
-
-/** A version 0 pssh box for a system ID (hex), no key IDs, no data. */
-function pssh(systemId: string): Uint8Array {
-  const body = new Uint8Array(4 + 16 + 4);
-  for (let i = 0; i < 16; i++) body[4 + i] = parseInt(systemId.slice(i * 2, i * 2 + 2), 16);
-  return box("pssh", body);
-}
-
-/** A moov-last MP4 with boxes appended inside its moov (nothing after the moov moves, so no offset changes). */
-function withMoovBoxes(file: string, extra: Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(readFileSync(join(dir, file)));
-  const view = new DataView(bytes.buffer, bytes.byteOffset);
-  let o = 0;
-  while (o + 8 <= bytes.length) {
-    const size = view.getUint32(o);
-    const type = String.fromCharCode(...bytes.subarray(o + 4, o + 8));
-    if (type === "moov") {
-      if (o + size !== bytes.length) throw new Error("fixture: the moov must be last");
-      const added = extra.reduce((n, b) => n + b.length, 0);
-      const out = new Uint8Array(bytes.length + added);
-      out.set(bytes);
-      let at = bytes.length;
-      for (const b of extra) { out.set(b, at); at += b.length; }
-      new DataView(out.buffer).setUint32(o, size + added);
-      return out;
-    }
-    o += size;
-  }
-  throw new Error("fixture: no moov");
 }
 
 async function edgeFacts(bytes: Uint8Array) {
@@ -112,14 +72,14 @@ describe("MP4 tracks at the edge match ffprobe", () => {
   });
 
   it("pssh boxes written by hand name Widevine and PlayReady", async () => {
-    const { facts } = await edgeFacts(withMoovBoxes("enc.mp4", [pssh(widevine), pssh(playready)]));
+    const { facts } = await edgeFacts(withMoovBoxes(join(dir, "enc.mp4"), [pssh(widevine), pssh(playready)]));
     expect(facts!.trackFacts!.protection).toEqual({ encrypted: true, scheme: "cenc", keySystems: ["com.widevine.alpha", "com.microsoft.playready"] });
   });
 
   it("hostile: 100,000 pssh boxes give one bounded answer", async () => {
     const many = Array.from({ length: 100_000 }, (_, i) => pssh(i % 2 ? widevine : playready));
     const started = performance.now();
-    const { facts } = await edgeFacts(withMoovBoxes("enc.mp4", many));
+    const { facts } = await edgeFacts(withMoovBoxes(join(dir, "enc.mp4"), many));
     expect(facts!.trackFacts!.protection!.keySystems.sort()).toEqual(["com.microsoft.playready", "com.widevine.alpha"]);
     expect(performance.now() - started).toBeLessThan(20_000);
   });

@@ -8,6 +8,7 @@ import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
 import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
 import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
 import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
+import { ensureTrackFixtures } from "../support/track-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
@@ -56,7 +57,10 @@ export default async function setup(project: TestProject) {
   // Issue 23 item 5: one file per container class fast reads from headers, and ffprobe's reading of each.
   const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
   project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }) => [file, containerReference(containersDir, file)])));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir], "127.0.0.1", extras);
+  // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/tracks.test.ts).
+  const tracksDir = join(root, ".fixtures", "tracks");
+  ensureTrackFixtures(tracksDir);
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, tracksDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },
