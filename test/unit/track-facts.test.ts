@@ -125,6 +125,17 @@ describe("Matroska tracks and chapters at the edge match ffprobe", () => {
   });
 });
 
+describe("QuickTime chapter tracks at the edge match ffprobe", () => {
+  it.each(["chapters.mov", "chapter-track.mp4"])("%s (a chapter track, no chpl): titles, starts within 0.05 s", async (file) => {
+    const ref = ffprobe(file);
+    expect(ref.chapters.length).toBe(2);
+    const { facts } = await fileFacts(file);
+    const chapters = facts!.trackFacts!.chapters!;
+    expect(chapters.map((c) => c.title)).toEqual(ref.chapters.map((c) => c.tags?.title));
+    chapters.forEach((c, i) => expect(Math.abs(c.start - Number(ref.chapters[i]!.start_time))).toBeLessThanOrEqual(0.05));
+  });
+});
+
 describe("audio chapters at the edge match ffprobe", () => {
   it.each(["chapters.mp3", "chapters.flac"])("%s (ID3 CHAP, Vorbis CHAPTERxx): titles, starts within 0.05 s", async (file) => {
     const ref = ffprobe(file);

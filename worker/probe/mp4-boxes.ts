@@ -6,7 +6,7 @@ import { readFragmentTiming } from "./mp4-fragments.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
 import type { TrackFacts } from "../../shared/shapes/tracks.ts";
-import { originalFormat, readMp4TrackFacts } from "./mp4-tracks.ts";
+import { originalFormat, quickTimeChapters, readMp4TrackFacts } from "./mp4-tracks.ts";
 
 /** One track of an MP4/MOV `moov`, as its boxes declare it (ISO/IEC 14496-12). */
 export interface Mp4Track {
@@ -202,6 +202,11 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
         : await sparseMoov(source, offset, headerSize, end);
       const facts = parseMoov(body);
       await completeFragmented(source, facts, offset + boxSize);
+      // No chpl: the QuickTime chapter track's samples are the chapters (.mov files have only those).
+      if (facts.trackFacts && !facts.trackFacts.chapters) {
+        const chapters = await quickTimeChapters(source, body).catch(() => []);
+        if (chapters.length > 0) facts.trackFacts.chapters = chapters;
+      }
       return { ...facts, faststart: mdatAt === undefined };
     }
     offset += boxSize;

@@ -213,3 +213,88 @@ function hex(b: Uint8Array, o: number, length: number): string {
   for (let i = o; i < o + length && i < b.length; i++) s += b[i]!.toString(16).padStart(2, "0");
   return s;
 }
+
+/** Most bytes of chapter-track samples read (titles are a few dozen bytes each). */
+const maxChapterSampleBytes = 64 * 1024;
+
+interface ChapterSamples { times: number[]; offsets: number[]; sizes: number[] }
+
+/**
+ * Where the QuickTime chapter track's samples are (tref/chap names it; its samples are the titles, its time to
+ * sample table their starts): from stts, stsz, stsc and stco/co64, at most maxListedChapters samples.
+ */
+export function chapterTrackSamples(b: Uint8Array): ChapterSamples | undefined {
+  const moov: Box = { type: "moov", start: 0, end: b.length };
+  const ids = new Set<number>();
+  const traks: Box[] = [];
+  for (const box of boxes(b, moov.start, moov.end)) {
+    if (box.type !== "trak") continue;
+    traks.push(box);
+    const chap = path(b, box, "tref", "chap");
+    if (chap) for (let o = chap.start; o + 4 <= chap.end && ids.size < 8; o += 4) ids.add(u32be(b, o) ?? 0);
+  }
+  const trak = traks.find((t) => {
+    const tkhd = child(b, t, "tkhd");
+    return tkhd !== undefined && ids.has(u32be(b, tkhd.start + (b[tkhd.start] === 1 ? 20 : 12)) ?? -1);
+  });
+  const mdhd = trak && path(b, trak, "mdia", "mdhd");
+  const stbl = trak && path(b, trak, "mdia", "minf", "stbl");
+  if (!mdhd || !stbl) return undefined;
+  const timescale = u32be(b, mdhd.start + (b[mdhd.start] === 1 ? 20 : 12)) ?? 0;
+  const stts = child(b, stbl, "stts");
+  const stsz = child(b, stbl, "stsz");
+  const stsc = child(b, stbl, "stsc");
+  const stco = child(b, stbl, "stco") ?? child(b, stbl, "co64");
+  if (!timescale || !stts || !stsz || !stsc || !stco) return undefined;
+  const wide = stco.type === "co64";
+  const times: number[] = [];
+  let ticks = 0;
+  const sttsCount = Math.min(u32be(b, stts.start + 4) ?? 0, Math.floor((stts.end - stts.start - 8) / 8));
+  for (let i = 0; i < sttsCount && times.length < maxListedChapters; i++) {
+    const n = u32be(b, stts.start + 8 + i * 8) ?? 0;
+    const delta = u32be(b, stts.start + 12 + i * 8) ?? 0;
+    for (let k = 0; k < n && times.length < maxListedChapters; k++) { times.push(ticks / timescale); ticks += delta; }
+  }
+  const fixed = u32be(b, stsz.start + 4) ?? 0;
+  const sizeAt = (i: number) => (fixed || (u32be(b, stsz.start + 12 + i * 4) ?? 0));
+  const chunkCount = Math.min(u32be(b, stco.start + 4) ?? 0, Math.floor((stco.end - stco.start - 8) / (wide ? 8 : 4)));
+  const chunkOffset = (c: number) => wide ? (u32be(b, stco.start + 8 + c * 8) ?? 0) * 2 ** 32 + (u32be(b, stco.start + 12 + c * 8) ?? 0) : u32be(b, stco.start + 8 + c * 4) ?? 0;
+  const stscCount = Math.min(u32be(b, stsc.start + 4) ?? 0, Math.floor((stsc.end - stsc.start - 8) / 12));
+  const offsets: number[] = [];
+  const sizes: number[] = [];
+  for (let e = 0; e < stscCount && offsets.length < times.length; e++) {
+    const first = (u32be(b, stsc.start + 8 + e * 12) ?? 1) - 1;
+    const perChunk = u32be(b, stsc.start + 12 + e * 12) ?? 0;
+    const nextFirst = e + 1 < stscCount ? (u32be(b, stsc.start + 8 + (e + 1) * 12) ?? 1) - 1 : chunkCount;
+    for (let c = first; c < Math.min(nextFirst, chunkCount) && offsets.length < times.length; c++) {
+      let at = chunkOffset(c);
+      for (let s = 0; s < perChunk && offsets.length < times.length; s++) {
+        const size = sizeAt(offsets.length);
+        offsets.push(at);
+        sizes.push(size);
+        at += size;
+      }
+    }
+  }
+  return offsets.length > 0 ? { times: times.slice(0, offsets.length), offsets, sizes } : undefined;
+}
+
+/**
+ * Chapters from a QuickTime chapter track (what ffmpeg writes for .mov, and for .mp4 without chpl): each sample is
+ * a 16-bit length and the title. The samples are read in one request when they lie within maxChapterSampleBytes.
+ */
+export async function quickTimeChapters(source: { read(offset: number, length: number): Promise<Uint8Array> }, moov: Uint8Array): Promise<Chapter[]> {
+  const samples = chapterTrackSamples(moov);
+  if (!samples) return [];
+  const from = Math.min(...samples.offsets);
+  const to = Math.max(...samples.offsets.map((o, i) => o + samples.sizes[i]!));
+  if (to - from > maxChapterSampleBytes || to <= from) return [];
+  const bytes = await source.read(from, to - from);
+  const decoder = new TextDecoder();
+  return samples.offsets.map((o, i): Chapter => {
+    const at = o - from;
+    const length = Math.min(u16be(bytes, at) ?? 0, samples.sizes[i]! - 2);
+    const title = length > 0 ? decoder.decode(bytes.subarray(at + 2, at + 2 + length)).replace(/^\uFEFF/, "").slice(0, maxTrackLabelLength) : "";
+    return { start: Math.round(samples.times[i]! * 1000) / 1000, ...(title ? { title } : {}) };
+  });
+}
