@@ -58,6 +58,11 @@ describe("runner tracks and details", () => {
     expect(withDetails(toTracks(p), details).text).toEqual([{ kind: "captions", format: "cea-608" }]);
   });
 
+  it("hostile: 200,000 chapters overflow the details probe's capped output: no chapters, no failure; the streams still read", async () => {
+    expect(await probeDetails(base + "many-chapters.mkv", options())).toBeUndefined();
+    expect(toTracks(probe("many-chapters.mkv")).video).toHaveLength(1);
+  });
+
   it("MP3 chapters (ID3 CHAP) through the details probe; a file without them gives none", async () => {
     expect((await probeDetails(base + "chapters.mp3", options()))?.chapters.map((c) => c.title)).toEqual(["Intro", "Main part"]);
     expect((await probeDetails(base + "langs.ts", options()))?.chapters).toEqual([]);

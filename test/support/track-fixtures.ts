@@ -76,7 +76,7 @@ export function ensureTrackFixtures(dir: string): void {
   const run = (args: string[]) => execFileSync(ffmpeg, ["-v", "error", "-y", ...args], { cwd: dir });
 
   mkdirSync(dir, { recursive: true });
-  if (existsSync(join(dir, "done-v2"))) return;
+  if (existsSync(join(dir, "done-v3"))) return;
   writeFileSync(join(dir, "s.srt"), "1\n00:00:00,000 --> 00:00:01,000\nHello\n\n2\n00:00:01,500 --> 00:00:02,500\nWorld\n");
   writeFileSync(join(dir, "s.vtt"), "WEBVTT\n\n00:00.000 --> 00:01.000\nHi\n");
   writeFileSync(join(dir, "s.ass"), "[Script Info]\nScriptType: v4.00+\n\n[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\nStyle: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,1\n\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\nDialogue: 0,0:00:00.00,0:00:01.00,Default,,0,0,0,,Hi\n");
@@ -108,5 +108,10 @@ export function ensureTrackFixtures(dir: string): void {
   writeFileSync(join(dir, "enc-pssh.mp4"), withMoovBoxes(join(dir, "enc.mp4"), [pssh(widevine), pssh(playready)]));
   run(["-i", "base.mp4", "-i", "ch.txt", "-map", "0", "-map_chapters", "1", "-c", "copy", "chapters.mov"]);
   run(["-i", "base.mp4", "-i", "ch.txt", "-map", "0", "-map_chapters", "1", "-c", "copy", "-movflags", "+disable_chpl", "chapter-track.mp4"]);
-  writeFileSync(join(dir, "done-v2"), "");
+  // 200,000 chapters 4 µs apart (a 7 MB Chapters element): the hostile chapter table ffmpeg itself writes.
+  const many = [";FFMETADATA1"];
+  for (let i = 0; i < 200_000; i++) many.push(`[CHAPTER]\nTIMEBASE=1/1000000\nSTART=${i * 4}\nEND=${i * 4 + 4}\ntitle=c${i}`);
+  writeFileSync(join(dir, "many.txt"), many.join("\n") + "\n");
+  run(["-f", "lavfi", "-i", "testsrc=size=64x48:rate=5", "-i", "many.txt", "-t", "1", "-map", "0", "-map_chapters", "1", "-c:v", "libx264", "many-chapters.mkv"]);
+  writeFileSync(join(dir, "done-v3"), "");
 }

@@ -123,6 +123,14 @@ describe("Matroska tracks and chapters at the edge match ffprobe", () => {
     expect(chapters).toHaveLength(maxListedChapters);
     expect(chapters[1]!.start).toBe(0.001);
   });
+
+  it("hostile: a file ffmpeg wrote with 200,000 chapters (7 MB Chapters element) keeps its tracks and lists no chapters", async () => {
+    const started = performance.now();
+    const { facts } = await fileFacts("many-chapters.mkv");
+    expect(facts!.trackFacts!.tracks!.video).toHaveLength(1);
+    expect(facts!.trackFacts!.chapters).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
 });
 
 describe("QuickTime chapter tracks at the edge match ffprobe", () => {
