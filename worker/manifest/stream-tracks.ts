@@ -88,7 +88,7 @@ export function hlsTrackFacts(master: string | undefined, media: string | undefi
         const a = attributes(rest, tag);
         const m = a.get("METHOD");
         if (!m || m === "NONE") continue;
-        method ??= m;
+        method ??= m.slice(0, 32);
         const system = keySystemOfKeyFormat(a.get("KEYFORMAT"));
         if (system && systems.size < maxKeySystems) systems.add(system);
       } else if (tag === "EXT-X-SERVER-CONTROL") {
