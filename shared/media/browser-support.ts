@@ -15,6 +15,8 @@
  *   test/browser/playback-verdicts.test.ts, which compares the chrome row with a real Chromium.
  */
 
+import { keySystemBrowsers } from "./key-systems.ts";
+
 export const browsers = ["chrome", "firefox", "safari", "ios", "android", "edge"] as const;
 export type Browser = (typeof browsers)[number];
 
@@ -84,11 +86,15 @@ export interface PlaybackFacts {
   hdr?: "sdr" | "pq" | "hlg" | undefined;
   faststart?: boolean | undefined;
   streaming?: "hls" | "dash" | undefined;
+  /** Encryption, when the file or manifest declares it: a DRM key system makes the verdict `eme` or `no`. */
+  protection?: { encrypted: boolean; scheme?: string | undefined; keySystems: readonly string[] } | undefined;
 }
 
 export interface Verdict {
-  verdict: "native" | "mse" | "no";
+  verdict: "native" | "mse" | "eme" | "no";
   reasons: string[];
+  /** With `eme`: the key system this browser's Encrypted Media Extensions offer for it. */
+  keySystem?: string;
 }
 
 /** The codec family of one codecs-parameter entry; undefined when the table has no row for it. */
@@ -162,7 +168,37 @@ export function verdictFor(browser: Browser, facts: PlaybackFacts, build: BuildP
     reasons.push("moov at the end: progressive playback starts only once the index at the end is fetched");
   }
   if (!playable) return { verdict: "no", reasons };
+  if (facts.protection?.encrypted) return protectedVerdict(browser, facts.protection, reasons, viaMse);
   return { verdict: viaMse ? "mse" : "native", reasons };
+}
+
+/**
+ * An encrypted file never plays natively: it needs EME with a key system the browser has (and a licence server).
+ * HLS AES-128 (and SAMPLE-AES) with the plain key format is no DRM: the player fetches the key itself.
+ */
+function protectedVerdict(browser: Browser, protection: NonNullable<PlaybackFacts["protection"]>, reasons: string[], viaMse: boolean): Verdict {
+  const scheme = protection.scheme ? ` (${protection.scheme})` : "";
+  if (protection.keySystems.length === 0 && /^(AES-128|SAMPLE-AES)$/i.test(protection.scheme ?? "")) {
+    reasons.push(`segments encrypted with ${protection.scheme}: the player fetches the key named in the playlist (no DRM)`);
+    return { verdict: viaMse ? "mse" : "native", reasons };
+  }
+  const apple = browser === "safari" || browser === "ios";
+  // FairPlay, Apple's only key system, decrypts the cbcs scheme alone (and HLS SAMPLE-AES).
+  if (apple && /^(cenc|cens)$/i.test(protection.scheme ?? "")) {
+    reasons.push(`encrypted${scheme}: FairPlay, the key system of Apple's browsers, decrypts only cbcs`);
+    return { verdict: "no", reasons };
+  }
+  const keySystem = protection.keySystems.find((k) => keySystemBrowsers[k]?.includes(browser));
+  if (keySystem) {
+    reasons.push(`encrypted${scheme}: plays through Encrypted Media Extensions with ${keySystem} and its licence server`);
+    return { verdict: "eme", reasons, keySystem };
+  }
+  if (protection.keySystems.length === 0) {
+    reasons.push(`encrypted${scheme}: plays only through Encrypted Media Extensions and a licence server; the file names no key system (the player's configuration must)`);
+    return { verdict: "eme", reasons };
+  }
+  reasons.push(`encrypted${scheme} for ${protection.keySystems.join(", ")}: none is a key system this browser offers`);
+  return { verdict: "no", reasons };
 }
 
 /** Verdicts for every browser of the table. */

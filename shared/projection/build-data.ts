@@ -9,6 +9,7 @@ import { playbackCodecs } from "./playback-codecs.ts";
 import { stageErrors, stageView } from "./processing.ts";
 import { topLevelSources } from "./fact-sources.ts";
 import { stageFields } from "./stage-fields.ts";
+import { accessibilityOf } from "./accessibility.ts";
 
 /**
  * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
@@ -48,6 +49,7 @@ export function buildFullData(record: ResourceRecord, baseUrl?: string): Inspect
     },
     network: { headers: withoutCookies(record.probe.headers) },
     ...(record.category === "webpage" ? { page: buildPage(record) } : {}),
+    ...accessibilityOf(record),
   };
 }
 
@@ -78,6 +80,7 @@ function buildPlayback(record: ResourceRecord, title: string | undefined, baseUr
     // HLS and DASH play natively only in Safari; elsewhere a Media Source Extensions player (hls.js, dash.js).
     ...(record.results.streaming ? { requiresMse: true } : {}),
     ...playbackCodecs(record),
+    ...(record.results.live && record.results.streaming?.live ? { live: record.results.live } : {}),
   };
 }
 
@@ -99,6 +102,9 @@ function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
     ...(sizeBytes !== undefined && !record.provider ? { size: { bytes: sizeBytes, formatted: formatBytes(sizeBytes) } } : {}),
     ...streams,
     ...(record.results.streaming ? { streaming: record.results.streaming } : {}),
+    ...(record.results.tracks && !record.provider ? { tracks: record.results.tracks } : {}),
+    ...(record.results.chapters?.length && !record.provider ? { chapters: record.results.chapters } : {}),
+    ...(record.results.protection?.encrypted && !record.provider ? { protection: record.results.protection } : {}),
     ...(sources ? { sources } : {}),
   };
 }

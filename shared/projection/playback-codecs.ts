@@ -23,13 +23,13 @@ export function playbackCodecs(record: ResourceRecord): Pick<Playback, "codecs" 
     const range = variant?.videoRange?.toUpperCase();
     const facts: PlaybackFacts = {
       mime: streamTypes[streaming.protocol], codecs: listed, streaming: streaming.protocol,
-      hdr: range === "PQ" ? "pq" : range === "HLG" ? "hlg" : undefined,
+      hdr: range === "PQ" ? "pq" : range === "HLG" ? "hlg" : undefined, protection: record.results.protection,
     };
     return { codecs: mimeWithCodecs(facts.mime, listed), compatibility: compatibility(facts) };
   }
   const codecs = record.results.codecs;
   if (!codecs?.length) return {};
   const video = record.results.video;
-  const facts: PlaybackFacts = { mime: record.probe.mime, codecs, hdr: video?.hdr, faststart: video?.faststart };
+  const facts: PlaybackFacts = { mime: record.probe.mime, codecs, hdr: video?.hdr, faststart: video?.faststart, protection: record.results.protection };
   return { codecs: mimeWithCodecs(record.probe.mime, codecs), compatibility: compatibility(facts) };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Identity, Metadata, Playback, Preview, Provider, ProviderData, Semantic } from "../shapes/media-data.ts";
 import { Page } from "../shapes/streaming-page.ts";
+import { Accessibility } from "../shapes/tracks.ts";
 import { StageError } from "./stages.ts";
 
 /** The `data` of an inspect answer: every namespace, and the diagnostics that name stages. */
@@ -50,9 +51,10 @@ export const InspectData = z.object({
   diagnostics: Diagnostics.optional(),
   network: Network.optional(),
   page: Page.optional(),
+  accessibility: Accessibility.optional().meta({ description: "Video and audio: captions, audio description and languages, once the tracks are known" }),
 }).meta({ id: "InspectData" });
 export type InspectData = z.infer<typeof InspectData>;
 
 /** Namespaces a caller may name in `fields`. */
-export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics", "page"] as const;
+export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics", "page", "accessibility"] as const;
 export type NamespaceName = (typeof namespaceNames)[number];

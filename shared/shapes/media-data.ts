@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RequiresMse, Streaming } from "./streaming-page.ts";
 import { browsers } from "../media/browser-support.ts";
 import { storyboardColumns, storyboardMaxTiles } from "../limits.ts";
+import { Chapters, Live, MediaTracks, Protection } from "./tracks.ts";
 
 // Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
 // unsupported for the category (SPEC 2.3). Empty objects never appear.
@@ -41,8 +42,9 @@ export const Provider = z.object({
 }).meta({ id: "Provider" });
 
 export const BrowserVerdict = z.object({
-  verdict: z.enum(["native", "mse", "no"]).meta({ description: "native: a <video>/<audio> element plays it; mse: a Media Source Extensions player does; no: neither" }),
+  verdict: z.enum(["native", "mse", "eme", "no"]).meta({ description: "native: a <video>/<audio> element plays it; mse: a Media Source Extensions player does; eme: encrypted, plays through Encrypted Media Extensions with `keySystem`; no: none of these" }),
   reasons: z.array(z.string()).meta({ description: "What decided or limits it, e.g. `codec hvc1.1.6.L93.B0 (hevc) plays only with a hardware decoder`" }),
+  keySystem: z.string().optional().meta({ description: "With verdict eme: the key system this browser offers for it (e.g. com.widevine.alpha)" }),
 }).meta({ id: "BrowserVerdict" });
 
 export const Playback = z.object({
@@ -62,6 +64,7 @@ export const Playback = z.object({
     description: "Per browser (chrome, firefox, safari, ios, android, edge): native, mse (through hls.js/dash.js) or no, "
       + "with the reasons (codec, profile, HDR transfer, container, moov at the end), from shared/media/browser-support.ts",
   }),
+  live: Live.optional().meta({ description: "Live HLS/DASH only: low latency, target latency and DVR window as the manifest declares them" }),
 }).meta({ id: "Playback" });
 
 export const Duration = z.object({
@@ -161,6 +164,9 @@ export const Metadata = z.object({
   video: VideoMetadata.nullable().optional(),
   audio: AudioMetadata.nullable().optional(),
   streaming: Streaming.optional(),
+  tracks: MediaTracks.optional().meta({ description: "Video, audio and text tracks with languages, roles and dispositions, once the header, manifest or runner named them" }),
+  chapters: Chapters.optional(),
+  protection: Protection.optional().meta({ description: "Encryption and the DRM key systems it names; present when the file or manifest is encrypted" }),
   sources: FactSources.optional().meta({
     description: "Where each reported fact came from, the video stream's for duration, fps, dimensions and bitrate, the audio stream's for the sample rate (issue 23 item 4); absent while metadata is pending",
   }),

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { AudioMetadata, AudioWaveform, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./media-data.ts";
 import { StreamPreviewPlan } from "./streaming-page.ts";
 import { inspectionEngineSecondsBudget, inspectionOriginByteBudget, inspectionOriginRequestBudget } from "../limits.ts";
+import { Chapters, MediaTracks, Protection } from "./tracks.ts";
 import { maxCodecEntries, maxCodecEntryLength } from "../media/codec-string.ts";
 
 export const runnerApiVersion = "v1";
@@ -143,6 +144,9 @@ export const RunnerMetadata = z.object({
   image: ImageMetadata.optional(),
   codecs: z.array(z.string().max(maxCodecEntryLength)).max(maxCodecEntries).optional()
     .meta({ description: "RFC 6381 codecs entries of the tracks, video first (e.g. avc1.64001F, mp4a.40.2)" }),
+  tracks: MediaTracks.optional().meta({ description: "Every video, audio and text track with language and disposition (ffprobe's streams)" }),
+  chapters: Chapters.optional(),
+  protection: Protection.optional(),
 });
 export type RunnerMetadata = z.infer<typeof RunnerMetadata>;
 

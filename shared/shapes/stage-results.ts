@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, Placeholder, Storyboard, Thumbnail, VideoMetadata, Waveform } from "./media-data.ts";
 import { Page, PageMedia, Streaming, StreamPreviewPlan } from "./streaming-page.ts";
+import { Chapters, Live, MediaTracks, Protection } from "./tracks.ts";
 
 /** Results written by stages; a missing key with a done stage means the stage produced nothing. */
 export const StageResults = z.object({
@@ -30,6 +31,12 @@ export const StageResults = z.object({
   streaming: Streaming.optional(),
   /** RFC 6381 codecs entries of the file's tracks, video first (written with the metadata stage; projected into playback). */
   codecs: z.array(z.string()).optional(),
+  /** Tracks, chapters and encryption: the container header at the edge, the manifest, or the runner's ffprobe. */
+  tracks: MediaTracks.optional(),
+  chapters: Chapters.optional(),
+  protection: Protection.optional(),
+  /** A live stream's latency and DVR window, from the manifest. */
+  live: Live.optional(),
   /** Where the runner reads a stream's previews from. */
   streamPreview: StreamPreviewPlan.optional(),
   /** Web page facts from the head (without the media, which has its own stage). */

@@ -1,4 +1,5 @@
 import { defineStage } from "./definition.ts";
+import { trackResults } from "./track-results.ts";
 
 /** Duration, bitrate, sample rate, channels, codec: container headers at probe time, else the runner's ffprobe. */
 export const metadataAudio = defineStage({
@@ -8,7 +9,7 @@ export const metadataAudio = defineStage({
   group: "metadata",
   runnerStage: "metadata",
   write: (output) => (output.metadata?.audio
-    ? { audio: output.metadata.audio, ...(output.metadata.codecs?.length ? { codecs: output.metadata.codecs } : {}) }
+    ? { audio: output.metadata.audio, ...(output.metadata.codecs?.length ? { codecs: output.metadata.codecs } : {}), ...trackResults(output.metadata) }
     : undefined),
   fills: ["metadata.audio"],
   show: (results) => ({ audio: results.audio }),

@@ -1,4 +1,5 @@
 import { defineStage } from "./definition.ts";
+import { trackResults } from "./track-results.ts";
 
 /** Duration, fps, bitrate, dimensions, codec: container headers at probe time, else the runner's ffprobe. */
 export const metadataVideo = defineStage({
@@ -8,7 +9,7 @@ export const metadataVideo = defineStage({
   group: "metadata",
   runnerStage: "metadata",
   write: (output) => (output.metadata?.video
-    ? { video: output.metadata.video, ...(output.metadata.codecs?.length ? { codecs: output.metadata.codecs } : {}) }
+    ? { video: output.metadata.video, ...(output.metadata.codecs?.length ? { codecs: output.metadata.codecs } : {}), ...trackResults(output.metadata) }
     : undefined),
   fills: ["metadata.video"],
   show: (results) => ({ video: results.video }),

@@ -10,6 +10,7 @@ import { ensureLongtailFixtures } from "../support/longtail-image-fixtures.ts";
 import { ensureLongtailAvFixtures } from "../support/longtail-av-fixtures.ts";
 import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
 import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
+import { ensureTrackFixtures } from "../support/track-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
@@ -63,7 +64,10 @@ export default async function setup(project: TestProject) {
   project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }) => [file, containerReference(containersDir, file)])));
   // Damaged pictures, rolled-over and cut MPEG-TS, fMP4 segments, FLC (test/worker/longtail.test.ts).
   const longtailDirs = [ensureLongtailFixtures(join(root, ".fixtures", "longtail")), ensureLongtailAvFixtures(join(root, ".fixtures", "longtail-av"))];
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs], "127.0.0.1", extras);
+  // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/tracks.test.ts).
+  const tracksDir = join(root, ".fixtures", "tracks");
+  ensureTrackFixtures(tracksDir);
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

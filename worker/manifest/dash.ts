@@ -11,6 +11,7 @@ import { ManifestError } from "./manifest-error.ts";
 import { maxDashAdaptationSets, maxDashBaseUrls, maxDashPeriods, maxDashXmlDepth, maxRenditions, maxVariants } from "./limits.ts";
 import { resolveUri } from "./resolve-uri.ts";
 import { xmlNestingExceeds } from "./xml-nesting.ts";
+import { dashTrackFacts, type StreamTrackFacts } from "./stream-tracks.ts";
 
 export interface DashVideo extends StreamingVariant {
   /** Index into the parsed representations, to build its first segment. */
@@ -27,6 +28,8 @@ export interface DashManifest {
   audio: StreamingAudio[];
   subtitles: StreamingSubtitle[];
   representations: MpdRepresentationInfo[];
+  /** Tracks with roles, ContentProtection key systems, live latency and window (stream-tracks.ts). */
+  trackFacts: StreamTrackFacts;
 }
 
 export function parseDash(text: string, manifestUrl: string): DashManifest {
@@ -86,16 +89,18 @@ export function parseDash(text: string, manifestUrl: string): DashManifest {
   const live = root === "dynamic";
   const duration = representations[0]?.attributes.mediaPresentationDuration;
   const encrypted = mpd.getElementsByTagName("ContentProtection").length > 0;
+  const lowLatency = mpd.getElementsByTagName("Latency").length > 0 || /availabilityTimeComplete\s*=\s*["']false/.test(text);
   return {
     live,
     durationSeconds: !live && typeof duration === "number" && duration > 0 ? duration : undefined,
     encrypted,
     ...(encrypted ? { encryption: encryption ?? "drm" } : {}),
-    lowLatency: mpd.getElementsByTagName("Latency").length > 0 || /availabilityTimeComplete\s*=\s*["']false/.test(text),
+    lowLatency,
     variants,
     audio,
     subtitles,
     representations,
+    trackFacts: dashTrackFacts(mpd, lowLatency),
   };
 }
 

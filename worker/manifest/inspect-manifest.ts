@@ -11,6 +11,7 @@ import type { HlsKey } from "./hls-scan.ts";
 import { maxManifestBytes, maxManifestDepth } from "./limits.ts";
 import { ManifestError } from "./manifest-error.ts";
 import type { ManifestProtocol } from "./recognize.ts";
+import { hlsTrackFacts, type StreamTrackFacts } from "./stream-tracks.ts";
 
 export interface FetchedManifest {
   text: string;
@@ -39,6 +40,8 @@ export interface ManifestFacts {
   preview?: PreviewPlan;
   /** Every manifest URL read, in order (the one given first). */
   manifestsRead: string[];
+  /** Tracks, encryption and live latency the manifests declare (stream-tracks.ts). */
+  trackFacts?: StreamTrackFacts;
 }
 
 export async function inspectManifest(protocol: ManifestProtocol, first: FetchedManifest, fetch: ManifestFetcher): Promise<ManifestFacts> {
@@ -54,9 +57,9 @@ function checkSize(text: string): void {
 async function inspectHls(first: FetchedManifest, fetch: ManifestFetcher): Promise<ManifestFacts> {
   const read = [first.finalUrl];
   const top = parseHls(first.text, first.finalUrl);
-  if (top.kind === "media") return hlsFacts(undefined, top, first.finalUrl, read);
+  if (top.kind === "media") return withHlsTracks(hlsFacts(undefined, top, first.finalUrl, read), undefined, first.text);
   const chosen = chooseVariant(top);
-  if (!chosen) return hlsFacts(top, undefined, undefined, read);
+  if (!chosen) return withHlsTracks(hlsFacts(top, undefined, undefined, read), first.text, undefined);
   // One media playlist, one level below the master (maxManifestDepth): a playlist that is itself a master
   // there, or that leads back to one already read, is a loop or nesting we refuse.
   if (read.includes(chosen)) throw new ManifestError("the master playlist names itself as a variant (a playlist loop)");
@@ -68,7 +71,11 @@ async function inspectHls(first: FetchedManifest, fetch: ManifestFetcher): Promi
   if (media.kind === "master") {
     throw new ManifestError(`a variant playlist is itself a master playlist (playlists nest at most ${maxManifestDepth} deep)`);
   }
-  return hlsFacts(top, media, nested.finalUrl, read);
+  return withHlsTracks(hlsFacts(top, media, nested.finalUrl, read), first.text, nested.text);
+}
+
+function withHlsTracks(facts: ManifestFacts, master: string | undefined, media: string | undefined): ManifestFacts {
+  return { ...facts, trackFacts: hlsTrackFacts(master, media, facts.streaming.live, facts.streaming.lowLatency) };
 }
 
 /** The lowest-bandwidth variant with pictures; for an audio-only master, its lowest variant or default audio. */
@@ -138,6 +145,7 @@ function inspectDash(first: FetchedManifest): ManifestFacts {
     audioOnly: mpd.variants.length === 0 && mpd.audio.length > 0,
     ...(segment ? { preview: { segmentUrl: segment.url, ...(segment.initUrl ? { initUrl: segment.initUrl } : {}), ...(mpd.encrypted ? { encryption: mpd.encryption ?? "drm" } : {}) } } : {}),
     manifestsRead: [first.finalUrl],
+    trackFacts: mpd.trackFacts,
   };
 }
 

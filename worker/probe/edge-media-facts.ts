@@ -16,6 +16,10 @@ import { codecString } from "../../shared/media/codec-string.ts";
 import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
 import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
+import { maxListedTracks, type TrackFacts } from "../../shared/shapes/tracks.ts";
+import { audioChapters } from "./audio-chapters.ts";
+import { readMpegTsTracks } from "./mpegts-tracks.ts";
+import { ceaCaptions } from "./cea-captions.ts";
 import { readAc3 } from "./ac3-frames.ts";
 import { isPackedAudio, maxCountedAdtsBytes, readAdts } from "./adts-frames.ts";
 import { readRf64 } from "./rf64-header.ts";
@@ -37,6 +41,8 @@ export interface EdgeMediaFacts {
   codecs?: string[];
   /** An initialization segment (mp4-boxes.ts): tracks and codecs, no samples. */
   segment?: "init";
+  /** Tracks with languages and dispositions, chapters and encryption, where the header read declares them. */
+  trackFacts?: TrackFacts;
 }
 
 const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
@@ -54,7 +60,9 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   // MPEG-TS/PS: only the stream list, from the head (music-metadata does not read these containers).
   if (mime === "video/mp2t") {
     const ts = await readMpegTs(source, head).catch(() => undefined);
-    return ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+    const facts = ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
+    const trackFacts = readMpegTsTracks(head);
+    return facts && trackFacts ? { ...facts, trackFacts } : facts;
   }
   if (mime === "video/MP1S" || mime === "video/MP2P") {
     const ps = await readMpegPs(source, head).catch(() => undefined);
@@ -71,14 +79,19 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   const ogg = isOgg(mime) ? await readOggHeaders(source).catch(() => undefined) : undefined;
   const oggAudio = ogg?.find((s) => s.kind === "audio" && s.codec && s.sampleRate);
   // A parsed moov, Tracks list or Ogg header already says everything; music-metadata would only read past it again.
-  const format = mkv || mp4?.tracks.length || oggAudio ? undefined : await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
-    .then((m) => m.format)
+  const parsed = mkv || mp4?.tracks.length || oggAudio ? undefined : await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
     .catch(() => undefined);
+  const format = parsed?.format;
   const asf = /ms-asf/.test(mime) ? await readAsfHeader(source).catch(() => undefined) : undefined;
   if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
 
   const facts: EdgeMediaFacts = {};
   if (mp4?.segment) facts.segment = mp4.segment;
+  const trackFacts = mp4?.trackFacts ?? mkv?.trackFacts;
+  if (trackFacts) facts.trackFacts = withCea(trackFacts, head);
+  // ID3 CHAP and Vorbis CHAPTERxx: the tags music-metadata already read.
+  const chapters = audioChapters(parsed);
+  if (chapters.length > 0) facts.trackFacts = { ...facts.trackFacts, chapters };
   facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio ? ogg : undefined);
   let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
   if (duration === undefined && mkv) {
@@ -150,6 +163,16 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     });
   }
   return facts;
+}
+
+/** CEA-608/708 captions in the first video samples the head holds (an MP4 with its moov first, Matroska). */
+function withCea(trackFacts: TrackFacts, head: Uint8Array): TrackFacts {
+  const tracks = trackFacts.tracks;
+  const video = tracks?.video.find((v) => v.codec === "h264" || v.codec === "hevc");
+  const formats = video ? ceaCaptions(head) : [];
+  if (!tracks || formats.length === 0) return trackFacts;
+  const text = [...tracks.text, ...formats.map((format) => ({ kind: "captions" as const, format }))];
+  return { ...trackFacts, tracks: { ...tracks, text: text.slice(0, maxListedTracks) } };
 }
 
 /** Containers whose header one small reader covers (music-metadata reads none of them, or not their duration). */

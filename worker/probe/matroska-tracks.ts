@@ -3,6 +3,8 @@ import { reduced } from "./ratio.ts";
 import { uint, vint } from "./tail-duration.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, matroskaVp9Features, vp9LevelForSize } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
+import type { TrackFacts } from "../../shared/shapes/tracks.ts";
+import { matroskaChapters, matroskaTrackFacts } from "./matroska-extras.ts";
 
 /** One TrackEntry of a Matroska/WebM file, as its Tracks element declares it. */
 export interface MatroskaTrack {
@@ -31,6 +33,8 @@ export interface MatroskaFacts {
   durationSeconds?: number;
   timecodeScale: number;
   tracks: MatroskaTrack[];
+  /** Languages, dispositions, encryption (matroska-extras.ts), and Chapters when they precede the first Cluster in held bytes. */
+  trackFacts?: TrackFacts;
 }
 
 /** Matroska CodecID to ffprobe's names. */
@@ -46,7 +50,7 @@ const ids = {
   pixelWidth: 0xb0, pixelHeight: 0xba, displayWidth: 0x54b0, displayHeight: 0x54ba, displayUnit: 0x54b2,
   samplingFrequency: 0xb5, outputSamplingFrequency: 0x78b5, channels: 0x9f, bitDepth: 0x6264, cluster: 0x1f43b675,
   codecPrivate: 0x63a2, colour: 0x55b0, matrixCoefficients: 0x55b1, bitsPerChannel: 0x55b2, range: 0x55b9,
-  transferCharacteristics: 0x55ba, primaries: 0x55bb,
+  transferCharacteristics: 0x55ba, primaries: 0x55bb, chapters: 0x1043a770,
 } as const;
 
 /** Element header bytes read at once: an ID (at most 4 bytes) and a size (at most 8). */
@@ -71,10 +75,20 @@ export async function readMatroska(source: RangeByteSource): Promise<MatroskaFac
   let rawDuration: number | undefined;
   let sawTracks = false;
   let sawInfo = false;
+  let sawChapters = false;
   let o = segment.start;
-  for (let i = 0; i < maxSegmentChildren && o < segmentEnd && !(sawTracks && sawInfo); i++) {
+  // Past Info and Tracks the walk goes on only through bytes already held (Chapters usually follow Tracks): no
+  // request is spent on it.
+  for (let i = 0; i < maxSegmentChildren && o < segmentEnd && !(sawTracks && sawInfo && (sawChapters || !source.holds(o, elementHeaderBytes))); i++) {
     const el = await elementAt(source, o);
     if (!el || el.id === ids.cluster) break;
+    if (el.id === ids.chapters && !sawChapters) {
+      sawChapters = true;
+      if (!el.unknown && el.end - el.start <= maxHeaderElementBytes && source.holds(el.start, el.end - el.start)) {
+        const chapters = matroskaChapters(await source.read(el.start, el.end - el.start));
+        if (chapters.length > 0) facts.trackFacts = { ...facts.trackFacts, chapters };
+      }
+    }
     if (el.id === ids.info || el.id === ids.tracks) {
       if (el.unknown || el.end - el.start > maxHeaderElementBytes) break;
       const body = await source.read(el.start, el.end - el.start);
@@ -87,6 +101,7 @@ export async function readMatroska(source: RangeByteSource): Promise<MatroskaFac
       } else {
         sawTracks = true;
         for (const entry of children(body, 0, body.length)) if (entry.id === ids.trackEntry) facts.tracks.push(trackOf(body, entry));
+        facts.trackFacts = { ...matroskaTrackFacts(body, facts.tracks), ...facts.trackFacts };
       }
     }
     if (el.unknown) break; // an unknown-size element other than a Cluster: nothing after it can be located

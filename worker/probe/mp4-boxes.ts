@@ -5,6 +5,8 @@ import { reduced } from "./ratio.ts";
 import { readFragmentTiming } from "./mp4-fragments.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
+import type { TrackFacts } from "../../shared/shapes/tracks.ts";
+import { originalFormat, quickTimeChapters, readMp4TrackFacts } from "./mp4-tracks.ts";
 
 /** One track of an MP4/MOV `moov`, as its boxes declare it (ISO/IEC 14496-12). */
 export interface Mp4Track {
@@ -54,6 +56,8 @@ export interface Mp4Facts {
    */
   segment?: "init";
   tracks: Mp4Track[];
+  /** Languages, dispositions, kinds, chapters and encryption of the tracks (mp4-tracks.ts). */
+  trackFacts?: TrackFacts;
 }
 
 /** A moov larger than this is not read at the edge (the runner's ffprobe does it). */
@@ -82,7 +86,7 @@ const moovWindowBytes = 2 * 1024;
  * stops inside a box once all of them are found, so the sample tables after them are never even looked at.
  */
 const wantedChildren: Readonly<Record<string, ReadonlySet<string>>> = {
-  moov: new Set(["mvhd", "trak"]),
+  moov: new Set(["mvhd", "trak", "pssh"]),
   trak: new Set(["tkhd", "mdia"]),
   mdia: new Set(["mdhd", "hdlr", "minf"]),
   minf: new Set(["stbl"]),
@@ -210,6 +214,11 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
         return { ...init, segment: "init", faststart: true };
       }
       await completeFragmented(source, facts, offset + boxSize);
+      // No chpl: the QuickTime chapter track's samples are the chapters (.mov files have only those).
+      if (facts.trackFacts && !facts.trackFacts.chapters) {
+        const chapters = await quickTimeChapters(source, body).catch(() => []);
+        if (chapters.length > 0) facts.trackFacts.chapters = chapters;
+      }
       return { ...facts, faststart: mdatAt === undefined };
     }
     offset += boxSize;
@@ -280,7 +289,8 @@ function parseMoov(b: Uint8Array): Omit<Mp4Facts, "faststart"> {
       if (track) track.defaultSampleDuration = u32be(b, trex.start + 12);
     }
   }
-  return { ...(durationSeconds ? { durationSeconds, durationFrom: "header" as const } : {}), ...(fragmentsUndeclared ? { fragmentsUndeclared } : {}), tracks };
+  const trackFacts = readMp4TrackFacts(b, tracks);
+  return { ...(durationSeconds ? { durationSeconds, durationFrom: "header" as const } : {}), ...(fragmentsUndeclared ? { fragmentsUndeclared } : {}), tracks, trackFacts };
 }
 
 /**
@@ -316,7 +326,8 @@ function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
   const stsd = stbl && child(b, stbl, "stsd");
   const entry = stsd ? boxes(b, stsd.start + 8, stsd.end).next().value : undefined;
   if (entry) {
-    const code = entry.type;
+    // A protected entry (encv, enca) names its codec in sinf/frma; its own fields are the original's.
+    const code = originalFormat(b, entry, handler) ?? entry.type;
     track.codec = codecNames[code] ?? code.trim().toLowerCase();
     if (kind === "video") readVisualEntry(b, entry, track);
     if (kind === "audio") readAudioEntry(b, entry, track);
@@ -455,7 +466,7 @@ function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
       track.codecConfig = esds?.config;
     }
   }
-  track.codecConfig ??= audioEntryConfigs[entry.type];
+  track.codecConfig ??= audioEntryConfigs[originalFormat(b, entry, "soun") ?? entry.type];
 }
 
 /**

@@ -4,7 +4,7 @@ import { fetchPolicy, OriginBudget, type FetchPolicy } from "../fetch/index.ts";
 import type { ProbeResult, ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { createRecord } from "../record/create-record.ts";
-import { applyInlineOutput, finishStage } from "../record/stage-state.ts";
+import { applyInlineOutput, failStages, finishStage } from "../record/stage-state.ts";
 import type { EngineOutput } from "../../shared/stages/index.ts";
 import { probeUrl } from "../probe/probe.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
@@ -18,6 +18,8 @@ import { ManifestError, manifestMimes, manifestText, readStream, recognizeManife
 import { writeStreamResults, type StreamOutcome } from "./stream-results.ts";
 import { writePageResults } from "./page-results.ts";
 import { endSegmentStages, segmentOf } from "./segment-stages.ts";
+import { encryptedReason, needsLicence, trackResults } from "../../shared/stages/track-results.ts";
+import { registeredStages, stagesInGroup } from "../../shared/stages/index.ts";
 import type { HeadElements } from "../page/index.ts";
 
 export interface FirstInspectionInput {
@@ -214,8 +216,13 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
     ...(i.facts?.audio ? { audio: i.facts.audio } : {}),
     ...(video ? { video } : {}),
     ...(i.facts?.codecs ? { codecs: i.facts.codecs } : {}),
+    ...i.facts?.trackFacts,
   };
   applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
+  // Tracks, chapters and encryption the header declared are shown even while the runner completes the rest.
+  record.results = { ...trackResults(i.facts?.trackFacts), ...record.results };
+  // Encrypted samples are not decoded for a picture: the previews end here, with the reason.
+  if (needsLicence(record.results.protection)) failStages(record, stagesInGroup("preview", registeredStages(record)), encryptedReason, "edge");
 }
 
 function endSegmentStagesStep(i: Inspection): void {

@@ -35,6 +35,10 @@ export function writeStreamResults(record: ResourceRecord, outcome: StreamOutcom
   }
   const { facts } = outcome;
   record.results.streaming = facts.streaming;
+  const tracks = facts.trackFacts;
+  if (tracks?.tracks) record.results.tracks = tracks.tracks;
+  if (tracks?.protection) record.results.protection = tracks.protection;
+  if (tracks?.live) record.results.live = tracks.live;
   const duration = facts.durationSeconds !== undefined ? { duration: { seconds: facts.durationSeconds, formatted: formatDuration(facts.durationSeconds) } } : {};
   if (record.category === "audio") {
     record.results.audio = { ...duration };

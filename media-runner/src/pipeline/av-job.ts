@@ -13,6 +13,7 @@ import { extractFrame, representativeTime } from "../media/frame.ts";
 import { probe, type FfprobeOutput } from "../media/ffprobe.ts";
 import { audioStream, durationSeconds, toAudioMetadata, toCodecs, toVideoMetadata, videoStream } from "../media/metadata.ts";
 import { decodeToRaster, isMostlyBlack, type Raster } from "../media/previews.ts";
+import { probeDetails, toTracks, withDetails } from "../media/tracks.ts";
 import { engineStep, type JobContext, type Timings } from "./context.ts";
 import { previewsEndedAs, renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
 import { timelineStages, wantsTimeline } from "./timeline-stages.ts";
@@ -80,6 +81,10 @@ export async function runAvJob(
       : undefined;
     early?.catch(() => {}); // awaited below when used; a rejection is not unhandled meanwhile
     // Nothing is readable when ffprobe is not: that fails the whole job (422 CORRUPT_MEDIA).
+    // Chapters and caption side data: one more small ffprobe, only when the metadata is the runner's to give.
+    const details = request.stages.includes("metadata")
+      ? engineStep(source, () => probeDetails(input, { ffprobe: binaries.ffprobe, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, signal, httpProxy: ctx.proxy.baseUrl })).catch(() => undefined)
+      : undefined;
     const probed: FfprobeOutput = await timings.time("metadata", () =>
       engineStep(source, () =>
         probe(input, { ffprobe: binaries.ffprobe, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, signal, httpProxy: ctx.proxy.baseUrl })));
@@ -98,6 +103,9 @@ export async function runAvJob(
       };
       const codecs = toCodecs(probed, video, audio);
       if (codecs) response.metadata.codecs = codecs;
+      const found = await details;
+      response.metadata.tracks = withDetails(toTracks(probed), found);
+      if (found?.chapters.length) response.metadata.chapters = found.chapters;
       stages.metadata = { status: "done" };
     }
     if (wantsTimeline(request)) {

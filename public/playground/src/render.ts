@@ -5,6 +5,7 @@ import type { InspectData } from "../../../shared/schemas/inspect-data.ts";
 import type { Exchange } from "./api.ts";
 import { append, byId, clear, h, hexColor, isSameOrigin, safeUrl } from "./dom.ts";
 import { verdicts } from "./verdicts.ts";
+import { tracksPanel } from "./tracks.ts";
 import { storyboardScrubber, waveformView } from "./timeline.ts";
 
 type Diagnostics = NonNullable<InspectData["diagnostics"]>;
@@ -32,6 +33,7 @@ export function renderCard({ envelope, embed }: CardInput): void {
     section("Preview", previewNote(data), visual(data), palette(data)),
     section("Player", `playback.component: ${data.playback?.component ?? "none"}`, player(data, embed, title)),
     data.playback?.compatibility ? section("Will it play here?", "playback.codecs · playback.compatibility", verdicts(data.playback)) : null,
+    section("Tracks", "metadata.tracks · chapters · protection · accessibility", tracksPanel(data)),
     section("Facts", null, facts(data)),
     data.network ? section("Origin response headers", "debug=true, expand=rawHeaders", headerTable(data.network.headers)) : null,
   );

@@ -12,7 +12,7 @@ export function verdicts(playback: InspectData["playback"]): HTMLElement | null 
   for (const [browser, v] of Object.entries(compatibility)) {
     if (!v) continue;
     list.append(h("li", { class: `verdict verdict-${v.verdict}`, "data-browser": browser, "data-verdict": v.verdict },
-      h("strong", {}, labels[browser] ?? browser), " ", h("span", { class: "verdict-word" }, v.verdict === "mse" ? "MSE player" : v.verdict),
+      h("strong", {}, labels[browser] ?? browser), " ", h("span", { class: "verdict-word" }, v.verdict === "mse" ? "MSE player" : v.verdict === "eme" ? `EME · ${v.keySystem ?? "licence"}` : v.verdict),
       v.reasons.length > 0 ? h("small", {}, v.reasons.join("; ")) : null));
   }
   return h("div", { class: "will-it-play" }, playback?.codecs ? h("code", { id: "playback-codecs" }, playback.codecs) : null, list);
