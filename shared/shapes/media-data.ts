@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RequiresMse, Streaming } from "./streaming-page.ts";
 import { browsers } from "../media/browser-support.ts";
 import { storyboardColumns, storyboardMaxTiles } from "../limits.ts";
+import { Capture, Rights } from "./provenance.ts";
 
 // Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
 // unsupported for the category (SPEC 2.3). Empty objects never appear.
@@ -145,6 +146,8 @@ export const Metadata = z.object({
   video: VideoMetadata.nullable().optional(),
   audio: AudioMetadata.nullable().optional(),
   streaming: Streaming.optional(),
+  capture: Capture.nullable().optional().meta({ description: "When, with what and where it was taken (keys only when the file holds them); null while pending" }),
+  rights: Rights.nullable().optional().meta({ description: "Creator, copyright and licence the file declares; null while pending" }),
   sources: FactSources.optional().meta({
     description: "Where each reported fact came from, the video stream's for duration, fps, dimensions and bitrate, the audio stream's for the sample rate (issue 23 item 4); absent while metadata is pending",
   }),

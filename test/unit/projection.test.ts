@@ -36,6 +36,7 @@ function pathsOfStage(record: ResourceRecord): Partial<Record<StageName, string[
     "metadata:image": ["metadata.image"],
     "metadata:video": ["metadata.video"],
     "metadata:audio": ["metadata.audio"],
+    "metadata:provenance": ["metadata.capture", "metadata.rights", "provenance"],
     "preview:thumbnail": ["preview.thumbnail"],
     "preview:blurhash": ["preview.placeholder"],
     "preview:palette": ["preview.palette", "preview.dominantColor"],
@@ -43,7 +44,7 @@ function pathsOfStage(record: ResourceRecord): Partial<Record<StageName, string[
 }
 
 /** Reserved audio fields that SPEC 2.2 says are always null. */
-const alwaysNull = new Set(["preview.waveform", "preview.spectrogram"]);
+const alwaysNull = new Set(["preview.waveform", "preview.spectrogram", "provenance.aiGenerated"]);
 
 function walk(value: unknown, path: string, visit: (path: string, value: unknown) => void): void {
   visit(path, value);
@@ -245,9 +246,9 @@ describe("processing (SPEC 3)", () => {
 
   it("scenarios mean what they say", () => {
     expect(deriveProcessing(buildRecord("image", "initial"))).toStrictEqual({
-      status: "partial", completion: 0.33, enrichmentsPending: true,
+      status: "partial", completion: 0.29, enrichmentsPending: true,
       completedStages: ["semantic", "mediaFormat"],
-      pendingStages: ["metadata:image", "preview:thumbnail", "preview:blurhash", "preview:palette"],
+      pendingStages: ["metadata:image", "metadata:provenance", "preview:thumbnail", "preview:blurhash", "preview:palette"],
     });
     expect(deriveProcessing(buildRecord("image", "failedPending"))).toStrictEqual({
       status: "partial", completion: 0.83, enrichmentsPending: true,
@@ -312,7 +313,7 @@ describe("profile rules (SPEC 4.3)", () => {
     const data = inspect(buildRecord("video", "done"), { profile: "full" }).data;
     expect(data.diagnostics?.timings).toMatchObject({ total: 187, semantic: 4, mediaFormat: 14 });
     expect(data.diagnostics?.timings.preview).toSatisfy(Number.isInteger);
-    expect(data.diagnostics?.timings["preview:thumbnail"]).toBe(34); // 3.7 + 3 * 10.25
+    expect(data.diagnostics?.timings["preview:thumbnail"]).toBe(45); // 3.7 + 4 * 10.25
   });
 
   it("full still reports a total when the record did not store one (wall time of the stages)", () => {

@@ -40,8 +40,8 @@ describe("the registry", () => {
   });
 
   it("gives each category the SPEC 2.6 stage list, in registry order", () => {
-    expect(stagesFor("video")).toEqual(["semantic", "mediaFormat", "metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"]);
-    expect(stagesFor("audio")).toEqual(["semantic", "mediaFormat", "metadata:audio"]);
+    expect(stagesFor("video")).toEqual(["semantic", "mediaFormat", "metadata:video", "metadata:provenance", "preview:thumbnail", "preview:blurhash", "preview:palette"]);
+    expect(stagesFor("audio")).toEqual(["semantic", "mediaFormat", "metadata:audio", "metadata:provenance"]);
     expect(stagesFor("embedded")).toEqual(["semantic", "mediaFormat", "oembed"]);
     expect(stagesFor("webpage")).toEqual(["semantic", "mediaFormat", "page", "page:media"]);
     for (const category of mediaCategories) expect(stagesByCategory[category]).toEqual(stagesFor(category));

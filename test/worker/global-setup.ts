@@ -8,6 +8,7 @@ import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
 import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
 import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
 import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
+import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../support/provenance-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
@@ -32,6 +33,8 @@ declare module "vitest" {
     ffprobeFacts: Record<string, FfprobeReference>;
     /** ffprobe's view of each issue-23 container fixture (test/worker/container-facts.test.ts). */
     containerFacts: Record<string, ContainerReference>;
+    /** exiftool's reading of each tagged fixture (test/worker/provenance.test.ts). */
+    provenanceFacts: Record<string, ExiftoolReading>;
   }
 }
 
@@ -56,7 +59,10 @@ export default async function setup(project: TestProject) {
   // Issue 23 item 5: one file per container class fast reads from headers, and ffprobe's reading of each.
   const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
   project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }) => [file, containerReference(containersDir, file)])));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir], "127.0.0.1", extras);
+  // Capture, rights and AI-declaration tags written by exiftool, and exiftool's own reading of them.
+  const provenanceDir = ensureProvenanceFixtures(join(root, ".fixtures", "provenance"));
+  project.provide("provenanceFacts", Object.fromEntries(taggedFixtures.map(({ file }) => [file, exiftoolReading(provenanceDir, file)])));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, provenanceDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

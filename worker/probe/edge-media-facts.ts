@@ -34,6 +34,8 @@ export interface EdgeMediaFacts {
   durationSource?: string;
   /** RFC 6381 codecs entries of the video and audio tracks the container's sample entries describe. */
   codecs?: string[];
+  /** An MP4/MOV moov read whole (capture and rights facts live in its user data). */
+  moov?: Uint8Array;
 }
 
 const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
@@ -74,7 +76,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   const asf = /ms-asf/.test(mime) ? await readAsfHeader(source).catch(() => undefined) : undefined;
   if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
 
-  const facts: EdgeMediaFacts = {};
+  const facts: EdgeMediaFacts = mp4?.moov ? { moov: mp4.moov } : {};
   facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio ? ogg : undefined);
   let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
   if (duration === undefined && mkv) {

@@ -18,6 +18,7 @@ import { ManifestError, manifestMimes, manifestText, readStream, recognizeManife
 import { writeStreamResults, type StreamOutcome } from "./stream-results.ts";
 import { writePageResults } from "./page-results.ts";
 import type { HeadElements } from "../page/index.ts";
+import { finishProvenanceStage } from "./provenance-stage.ts";
 
 export interface FirstInspectionInput {
   key: string;
@@ -73,6 +74,7 @@ const steps: readonly Step[] = [
   registerStages,
   finishCoreStages,
   finishInlineMetadata,
+  finishProvenance,
   writeStreamFacts,
   writePageFacts,
 ];
@@ -211,6 +213,18 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
     ...(i.facts?.codecs ? { codecs: i.facts.codecs } : {}),
   };
   applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
+}
+
+/** Capture, rights and provenance from the bytes already read (no further request). */
+async function finishProvenance(i: Inspection): Promise<void> {
+  const record = i.record!;
+  if (i.stream) return;
+  await finishProvenanceStage(record, {
+    mime: record.probe.mime,
+    prefix: i.source.prefix(),
+    ...(i.source.size !== undefined ? { size: i.source.size } : {}),
+    ...(i.facts?.moov ? { moov: i.facts.moov } : {}),
+  }, performance.now());
 }
 
 function writeStreamFacts(i: Inspection): void {
