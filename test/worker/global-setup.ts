@@ -8,6 +8,7 @@ import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
 import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
 import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
 import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
+import { ensureC2paFixtures } from "../support/c2pa-fixtures.ts";
 import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../support/provenance-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
@@ -62,7 +63,9 @@ export default async function setup(project: TestProject) {
   // Capture, rights and AI-declaration tags written by exiftool, and exiftool's own reading of them.
   const provenanceDir = ensureProvenanceFixtures(join(root, ".fixtures", "provenance"));
   project.provide("provenanceFacts", Object.fromEntries(taggedFixtures.map(({ file }) => [file, exiftoolReading(provenanceDir, file)])));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, provenanceDir], "127.0.0.1", extras);
+  // Hostile Content Credentials made from C2PA's own signed test image (test/fixtures/c2pa).
+  ensureC2paFixtures(join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), join(provenanceDir, "untagged.jpg"));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa")], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

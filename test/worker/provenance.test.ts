@@ -84,3 +84,50 @@ describe("hostile metadata is answered quickly with the fact left out", () => {
     });
   }
 });
+
+describe("C2PA Content Credentials, read and validated by the CAI's SDK", () => {
+  it("C2PA's own signed test image: present, its actions, signer, trusted against the configured trust list", async () => {
+    const { status, body } = await inspect(media("C.jpg"), "profile=fast");
+    expect(status).toBe(200);
+    expect(body.data.provenance.c2pa).toEqual({
+      present: true,
+      activeManifest: {
+        claimGenerator: "make_test_images/0.33.1 c2pa-rs/0.33.1",
+        signer: "C2PA Test Signing Cert",
+        signedAt: "2024-08-06T21:53:37Z",
+        actions: ["c2pa.created"],
+        digitalSourceType: "http://cv.iptc.org/newscodes/digitalsourcetype/algorithmicMedia",
+      },
+      validation: "trusted",
+    });
+    // algorithmicMedia is not a trained model, nor a capture: nothing declared either way.
+    expect(body.data.provenance.aiGenerated).toBeNull();
+  });
+
+  it("an edited image lists every action", async () => {
+    const { body } = await inspect(media("CA.jpg"), "profile=full");
+    expect(body.data.provenance.c2pa.present).toBe(true);
+    expect(body.data.provenance.c2pa.activeManifest.actions).toEqual(["c2pa.opened", "c2pa.color_adjustments"]);
+    expect(body.data.provenance.c2pa.validation).toBe("trusted");
+  });
+
+  it("a flipped signature is invalid, with the SDK's failure code", async () => {
+    const { status, body } = await inspect(media("c2pa-bad-signature.jpg"), "profile=fast");
+    expect(status).toBe(200);
+    expect(body.data.provenance.c2pa.present).toBe(true);
+    expect(body.data.provenance.c2pa.validation).toBe("invalid");
+    expect(body.data.provenance.c2pa.failures.join(" ")).toMatch(/signature/i);
+    expect(body.data.provenance.aiGenerated).not.toBe(true);
+  });
+
+  for (const file of ["c2pa-truncated.jpg", "jumbf-loop.jpg", "jumbf-depth-bomb.jpg", "cbor-depth-bomb.jpg"]) {
+    it(`${file}: answered 200, the manifest never trusted and no AI claim invented`, async () => {
+      const { status, body } = await inspect(media(file), "profile=full");
+      expect(status).toBe(200);
+      const c2pa = body.data.provenance?.c2pa;
+      expect(c2pa?.validation ?? "invalid").toBe("invalid");
+      expect(c2pa?.activeManifest).toBeUndefined();
+      expect(body.data.provenance?.aiGenerated ?? null).toBeNull();
+    });
+  }
+});

@@ -76,3 +76,6 @@ export const metadataParserTimeoutMs = 2000;
 /** JUMBF superbox nesting and boxes walked when looking for a C2PA manifest store (real stores: depth 4, tens of boxes). */
 export const maxJumbfDepth = 8;
 export const maxJumbfBoxes = 4096;
+
+/** Time the C2PA SDK's first load (compiling its 9 MB of WebAssembly, once per isolate) may take. */
+export const c2paSdkLoadTimeoutMs = 30_000;

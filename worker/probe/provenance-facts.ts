@@ -17,6 +17,8 @@ export interface ProvenanceInput {
   size?: number;
   /** An MP4/MOV moov read whole. */
   moov?: Uint8Array;
+  /** PEM trust anchors for C2PA signers (config C2PA_TRUST_ANCHORS). */
+  trustAnchors?: string;
 }
 
 export interface ProvenanceRead {
@@ -54,9 +56,10 @@ export async function readProvenanceFacts(input: ProvenanceInput): Promise<Prove
     ({ capture, rights } = read);
   }
   const whole = input.size !== undefined && input.prefix.length >= input.size;
-  const c2pa: C2pa = await readC2pa(input.mime, bytes, whole).catch((err: unknown) => {
+  const c2pa: C2pa = await readC2pa(input.mime, bytes, whole, input.trustAnchors).catch((err: unknown) => {
     problems.push(`c2pa: ${err instanceof Error ? err.message : String(err)}`);
-    return { present: false };
+    // Only a store found by the byte search reaches the SDK.
+    return { present: true };
   });
   const provenance = { c2pa, ...aiDeclaration(c2pa.activeManifest?.digitalSourceType, iptcSourceType) };
   return { facts: { ...(capture ? { capture } : {}), ...(rights ? { rights } : {}), provenance }, problems };

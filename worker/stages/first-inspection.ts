@@ -19,6 +19,8 @@ import { writeStreamResults, type StreamOutcome } from "./stream-results.ts";
 import { writePageResults } from "./page-results.ts";
 import type { HeadElements } from "../page/index.ts";
 import { finishProvenanceStage } from "./provenance-stage.ts";
+import { hasC2paStore } from "../probe/c2pa-manifest.ts";
+import { maxMetadataBytes } from "../config/limits.ts";
 
 export interface FirstInspectionInput {
   key: string;
@@ -219,11 +221,18 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
 async function finishProvenance(i: Inspection): Promise<void> {
   const record = i.record!;
   if (i.stream) return;
+  // An image that carries Content Credentials: its hashes cover every byte, and the edge stages read the whole
+  // image for its previews anyway, from what is held now, so the rest is read here once (bounded).
+  const size = i.source.size;
+  if (record.category === "image" && size !== undefined && size <= maxMetadataBytes && hasC2paStore(i.source.prefix())) {
+    await i.source.read(0, size).catch(() => undefined);
+  }
   await finishProvenanceStage(record, {
     mime: record.probe.mime,
     prefix: i.source.prefix(),
     ...(i.source.size !== undefined ? { size: i.source.size } : {}),
     ...(i.facts?.moov ? { moov: i.facts.moov } : {}),
+    trustAnchors: i.config.C2PA_TRUST_ANCHORS,
   }, performance.now());
 }
 
