@@ -30,7 +30,10 @@ export async function readAudioTags(mime: string, bytes: Uint8Array): Promise<Au
       }),
     }) ?? {};
   } catch (err) {
-    return { problem: `audio tags: ${err instanceof Error ? err.message : String(err)}` };
+    const reason = err instanceof Error ? err.message : String(err);
+    // A container music-metadata does not read has no tags it could give: not a fault of the file.
+    if (/not supported|determine audio format|unknown file/i.test(reason)) return {};
+    return { problem: `audio tags: ${reason}` };
   }
 }
 

@@ -32,8 +32,12 @@ const exifrOptions: Options = {
  * `maxXmpBytes` is refused before parsing, and each parse has a time cap. XMP is parsed by exifr's own scanner,
  * which never reads a DTD, so entities are never expanded.
  */
+/** Containers exifr reads (WebP through its chunks, below); other images (GIF, BMP, ...) carry none of these tags. */
+const exifrMimes = new Set(["image/jpeg", "image/png", "image/webp", "image/tiff", "image/heic", "image/heif", "image/avif"]);
+
 export async function readImageTags(mime: string, bytes: Uint8Array): Promise<ImageTagsRead> {
   const problems: string[] = [];
+  if (!exifrMimes.has(mime)) return { problems };
   const input = bytes.subarray(0, maxMetadataBytes);
   const xmpSize = largestXmpPacket(input);
   const xmp = xmpSize <= maxXmpBytes;
