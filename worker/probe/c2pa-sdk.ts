@@ -1,3 +1,4 @@
+/// <reference path="./wasm-modules.d.ts" />
 /**
  * The Content Authenticity Initiative's C2PA SDK (c2pa-rs compiled to WebAssembly), loaded on first use: the
  * 9 MB module is compiled only by an isolate that meets a file carrying Content Credentials. `fromBytes` uses

@@ -6,6 +6,7 @@ import type { Exchange } from "./api.ts";
 import { append, byId, clear, h, hexColor, isSameOrigin, safeUrl } from "./dom.ts";
 import { verdicts } from "./verdicts.ts";
 import { storyboardScrubber, waveformView } from "./timeline.ts";
+import { provenancePanel } from "./provenance.ts";
 
 type Diagnostics = NonNullable<InspectData["diagnostics"]>;
 type EmbedData = EmbedResponse["data"];
@@ -33,6 +34,7 @@ export function renderCard({ envelope, embed }: CardInput): void {
     section("Player", `playback.component: ${data.playback?.component ?? "none"}`, player(data, embed, title)),
     data.playback?.compatibility ? section("Will it play here?", "playback.codecs · playback.compatibility", verdicts(data.playback)) : null,
     section("Facts", null, facts(data)),
+    section("Provenance and rights", "provenance · metadata.capture · metadata.rights", provenancePanel(data)),
     data.network ? section("Origin response headers", "debug=true, expand=rawHeaders", headerTable(data.network.headers)) : null,
   );
 }
