@@ -73,9 +73,5 @@ export const maxXmpBytes = 1024 * 1024;
 /** Time one metadata parser (exifr, music-metadata, the C2PA SDK) may take before its fact is left out. */
 export const metadataParserTimeoutMs = 2000;
 
-/** JUMBF superbox nesting and boxes walked when looking for a C2PA manifest store (real stores: depth 4, tens of boxes). */
-export const maxJumbfDepth = 8;
-export const maxJumbfBoxes = 4096;
-
 /** Time the C2PA SDK's first load (compiling its 9 MB of WebAssembly, once per isolate) may take. */
 export const c2paSdkLoadTimeoutMs = 30_000;
