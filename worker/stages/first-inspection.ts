@@ -220,7 +220,7 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
 /** Capture, rights and provenance from the bytes already read (no further request). */
 async function finishProvenance(i: Inspection): Promise<void> {
   const record = i.record!;
-  if (i.stream) return;
+  // An HLS/DASH stream: only the playlist was read, which carries none of these (the answer says what was seen).
   // An image that carries Content Credentials: its hashes cover every byte, and the edge stages read the whole
   // image for its previews anyway, from what is held now, so the rest is read here once (bounded).
   const size = i.source.size;
