@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
@@ -33,6 +34,8 @@ export default defineConfig({
                 WEBHOOK_RETRY_BASE_MS: "200",
                 WEBHOOK_URL_BASE: inject("webhookUrl"),
                 OEMBED_BASE_URL: inject("oembedUrl"),
+                // C2PA's own test root bundle as the trust list (test/fixtures/c2pa/README.md).
+                C2PA_TRUST_ANCHORS: readFileSync("test/fixtures/c2pa/test-trust-anchors.pem", "utf8"),
                 // Long enough for any real job here, short enough to test the bound with a slow runner.
                 FULL_WAIT_TIMEOUT_MS: "12000",
                 // Every test shares one client; the limiter has its own tests (test/worker/security-rate-limit.test.ts).

@@ -50,7 +50,14 @@ export function buildFullData(record: ResourceRecord, baseUrl?: string): Inspect
     network: { headers: withoutCookies(record.probe.headers) },
     ...(record.category === "webpage" ? { page: buildPage(record) } : {}),
     ...accessibilityOf(record),
+    ...provenanceOf(record),
   };
+}
+
+/** C2PA and the AI declaration (direct media): null while its stage is pending, omitted when it failed. */
+function provenanceOf(record: ResourceRecord): Pick<InspectData, "provenance"> {
+  const value = staged(record, "metadata:provenance", record.results.provenance);
+  return value === undefined ? {} : { provenance: value };
 }
 
 /** Page facts; `media` is null while the named media is being inspected, omitted when there is none. */

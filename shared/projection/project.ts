@@ -1,14 +1,15 @@
 import type { EmbedResponse, ExpandName, InspectResponse, Profile } from "../schemas/inspect.ts";
-import type { InspectData, NamespaceName } from "../schemas/inspect-data.ts";
+import type { FieldName, InspectData } from "../schemas/inspect-data.ts";
 import type { ResourceRecord } from "../schemas/record.ts";
 import { buildFullData } from "./build-data.ts";
 import { deriveProcessing, stageErrors } from "./processing.ts";
 import { withoutEmptyObjects } from "./sanitize.ts";
 import { projectEmbed } from "./project-embed.ts";
+import { keepSubFields } from "./sub-fields.ts";
 
 export interface ProjectionOptions {
   profile: Profile;
-  fields?: NamespaceName[];
+  fields?: FieldName[];
   expand?: ExpandName[];
   debug?: boolean;
   responseSource: "fresh" | "cache" | "inflight";
@@ -46,8 +47,9 @@ export function project(record: ResourceRecord, options: ProjectionOptions): Ins
     const wanted = new Set<string>(options.fields);
     for (const key of Object.keys(data) as (keyof InspectData)[]) {
       const namespace = key === "providerData" ? "provider" : key;
-      if (key !== "network" && !wanted.has(namespace)) delete data[key];
+      if (key !== "network" && !wanted.has(namespace) && !options.fields.some((f) => f.startsWith(`${namespace}.`))) delete data[key];
     }
+    keepSubFields(data, wanted);
   }
   const complete = processing.status === "complete";
   const response: InspectResponse = {

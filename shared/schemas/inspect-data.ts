@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Identity, Metadata, Playback, Preview, Provider, ProviderData, Semantic } from "../shapes/media-data.ts";
 import { Page } from "../shapes/streaming-page.ts";
 import { Accessibility } from "../shapes/tracks.ts";
+import { Provenance } from "../shapes/provenance.ts";
 import { StageError } from "./stages.ts";
 
 /** The `data` of an inspect answer: every namespace, and the diagnostics that name stages. */
@@ -52,9 +53,13 @@ export const InspectData = z.object({
   network: Network.optional(),
   page: Page.optional(),
   accessibility: Accessibility.optional().meta({ description: "Video and audio: captions, audio description and languages, once the tracks are known" }),
+  provenance: Provenance.nullable().optional().meta({ description: "Direct media: C2PA Content Credentials and the AI declaration; null while pending" }),
 }).meta({ id: "InspectData" });
 export type InspectData = z.infer<typeof InspectData>;
 
 /** Namespaces a caller may name in `fields`. */
-export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics", "page", "accessibility"] as const;
+export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics", "page", "accessibility", "provenance"] as const;
 export type NamespaceName = (typeof namespaceNames)[number];
+/** Paths one level into a namespace a caller may name in `fields` (only that part of the namespace is kept). */
+export const subFieldNames = ["metadata.capture", "metadata.rights"] as const;
+export type FieldName = NamespaceName | (typeof subFieldNames)[number];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { InspectData, namespaceNames } from "./inspect-data.ts";
+import { InspectData, namespaceNames, subFieldNames } from "./inspect-data.ts";
 import { StageError, StageName } from "./stages.ts";
 
 /** Brief job form, as carried by the inspect 202 answer (SPEC 2.5, 3). Here, not in job.ts: job.ts embeds InspectResponse. */
@@ -41,7 +41,8 @@ export const InspectQuery = z.object({
     .enum(profiles, { error: () => `profile must be one of: ${profiles.join(", ")}` })
     .default("standard")
     .meta({ description: "Projection and enrichment depth" }),
-  fields: csvOf(namespaceNames, "fields").meta({ description: `Comma-separated namespaces: ${namespaceNames.join(", ")}` }),
+  fields: csvOf([...namespaceNames, ...subFieldNames], "fields")
+    .meta({ description: `Comma-separated namespaces: ${namespaceNames.join(", ")}; or one part of a namespace: ${subFieldNames.join(", ")}` }),
   expand: csvOf(expandNames, "expand").meta({ description: "Comma-separated: embedHtml, rawHeaders (needs debug=true), html (embed profile), storyboard (video: preview.storyboard, a sprite and WebVTT track), waveform (audio: preview.waveform and metadata.audio.loudness). storyboard and waveform, once asked for, stay part of the resource's record for every later caller and profile" }),
   debug: z
     .enum(["true", "false"], { error: () => "debug must be true or false" })

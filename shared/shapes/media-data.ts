@@ -3,6 +3,7 @@ import { RequiresMse, Streaming } from "./streaming-page.ts";
 import { browsers } from "../media/browser-support.ts";
 import { storyboardColumns, storyboardMaxTiles } from "../limits.ts";
 import { Chapters, Live, MediaTracks, Protection } from "./tracks.ts";
+import { Capture, Rights } from "./provenance.ts";
 
 // Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
 // unsupported for the category (SPEC 2.3). Empty objects never appear.
@@ -167,6 +168,8 @@ export const Metadata = z.object({
   tracks: MediaTracks.optional().meta({ description: "Video, audio and text tracks with languages, roles and dispositions, once the header, manifest or runner named them" }),
   chapters: Chapters.optional(),
   protection: Protection.optional().meta({ description: "Encryption and the DRM key systems it names; present when the file or manifest is encrypted" }),
+  capture: Capture.nullable().optional().meta({ description: "When, with what and where it was taken (keys only when the file holds them); null while pending" }),
+  rights: Rights.nullable().optional().meta({ description: "Creator, copyright and licence the file declares; null while pending" }),
   sources: FactSources.optional().meta({
     description: "Where each reported fact came from, the video stream's for duration, fps, dimensions and bitrate, the audio stream's for the sample rate (issue 23 item 4); absent while metadata is pending",
   }),

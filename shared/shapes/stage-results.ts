@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AudioMetadata, ImageMetadata, Loudness, PaletteColor, Placeholder, Storyboard, Thumbnail, VideoMetadata, Waveform } from "./media-data.ts";
 import { Page, PageMedia, Streaming, StreamPreviewPlan } from "./streaming-page.ts";
 import { Chapters, Live, MediaTracks, Protection } from "./tracks.ts";
+import { Capture, Provenance, Rights } from "./provenance.ts";
 
 /** Results written by stages; a missing key with a done stage means the stage produced nothing. */
 export const StageResults = z.object({
@@ -44,5 +45,9 @@ export const StageResults = z.object({
   pageMedia: PageMedia.optional(),
   /** Media URLs the page names, best first, for the page:media stage. */
   pageMediaUrls: z.array(z.string()).optional(),
+  /** Capture, rights and provenance facts (the metadata:provenance stage). */
+  capture: Capture.optional(),
+  rights: Rights.optional(),
+  provenance: Provenance.optional(),
 });
 export type StageResults = z.infer<typeof StageResults>;

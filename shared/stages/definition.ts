@@ -6,6 +6,7 @@
 import type { RunnerMetadata, RunnerStage } from "../shapes/runner.ts";
 import type { Loudness, Placeholder, Storyboard, Thumbnail, Waveform } from "../shapes/media-data.ts";
 import type { StageResults } from "../shapes/stage-results.ts";
+import type { ProvenanceFacts } from "../shapes/provenance.ts";
 import type { MediaCategory } from "../shapes/media-category.ts";
 import type { z } from "zod";
 
@@ -37,6 +38,8 @@ export interface EngineOutput {
   storyboard?: z.infer<typeof Storyboard>;
   waveform?: z.infer<typeof Waveform>;
   loudness?: z.infer<typeof Loudness>;
+  /** Capture, rights and provenance facts read from the file's metadata. */
+  provenance?: ProvenanceFacts;
 }
 
 export interface StageDefinition<N extends string = string> {

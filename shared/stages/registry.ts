@@ -10,6 +10,7 @@ import { mediaFormat } from "./media-format.ts";
 import { metadataAudio } from "./metadata-audio.ts";
 import { metadataImage } from "./metadata-image.ts";
 import { metadataVideo } from "./metadata-video.ts";
+import { metadataProvenance } from "./metadata-provenance.ts";
 import { oembed } from "./oembed.ts";
 import { page } from "./page.ts";
 import { pageMedia } from "./page-media.ts";
@@ -27,6 +28,7 @@ export const stageRegistry = [
   metadataImage,
   metadataVideo,
   metadataAudio,
+  metadataProvenance,
   previewThumbnail,
   previewBlurhash,
   previewPalette,

@@ -36,6 +36,7 @@ function pathsOfStage(record: ResourceRecord): Partial<Record<StageName, string[
     "metadata:image": ["metadata.image"],
     "metadata:video": ["metadata.video"],
     "metadata:audio": ["metadata.audio"],
+    "metadata:provenance": ["metadata.capture", "metadata.rights", "provenance"],
     "preview:thumbnail": ["preview.thumbnail"],
     "preview:blurhash": ["preview.placeholder"],
     "preview:palette": ["preview.palette", "preview.dominantColor"],
@@ -106,7 +107,7 @@ function checkInvariants(kind: RecordKind, record: ResourceRecord, profile: Insp
       expect(Object.keys(value).length, `${label}: empty object at ${path}`).toBeGreaterThan(0);
     }
     if (value === null) {
-      const ok = pendingPaths.has(path) || (record.category === "audio" && alwaysNull.has(path));
+      const ok = pendingPaths.has(path) || path === "provenance.aiGenerated" || (record.category === "audio" && alwaysNull.has(path));
       expect(ok, `${label}: null at ${path} without a pending stage`).toBe(true);
     }
   });
@@ -245,13 +246,13 @@ describe("processing (SPEC 3)", () => {
 
   it("scenarios mean what they say", () => {
     expect(deriveProcessing(buildRecord("image", "initial"))).toStrictEqual({
-      status: "partial", completion: 0.33, enrichmentsPending: true,
+      status: "partial", completion: 0.29, enrichmentsPending: true,
       completedStages: ["semantic", "mediaFormat"],
-      pendingStages: ["metadata:image", "preview:thumbnail", "preview:blurhash", "preview:palette"],
+      pendingStages: ["metadata:image", "metadata:provenance", "preview:thumbnail", "preview:blurhash", "preview:palette"],
     });
     expect(deriveProcessing(buildRecord("image", "failedPending"))).toStrictEqual({
-      status: "partial", completion: 0.83, enrichmentsPending: true,
-      completedStages: ["semantic", "mediaFormat", "metadata:image", "preview:thumbnail", "preview:palette"],
+      status: "partial", completion: 0.86, enrichmentsPending: true,
+      completedStages: ["semantic", "mediaFormat", "metadata:image", "metadata:provenance", "preview:thumbnail", "preview:palette"],
       pendingStages: ["preview:blurhash"],
       failedStages: ["preview:thumbnail", "preview:palette"],
     });
@@ -312,7 +313,7 @@ describe("profile rules (SPEC 4.3)", () => {
     const data = inspect(buildRecord("video", "done"), { profile: "full" }).data;
     expect(data.diagnostics?.timings).toMatchObject({ total: 187, semantic: 4, mediaFormat: 14 });
     expect(data.diagnostics?.timings.preview).toSatisfy(Number.isInteger);
-    expect(data.diagnostics?.timings["preview:thumbnail"]).toBe(34); // 3.7 + 3 * 10.25
+    expect(data.diagnostics?.timings["preview:thumbnail"]).toBe(45); // 3.7 + 4 * 10.25
   });
 
   it("full still reports a total when the record did not store one (wall time of the stages)", () => {

@@ -20,6 +20,8 @@ function recordOf(category: (typeof mediaCategories)[number], mime = "video/webm
   });
   finishStage(record, "semantic", { state: "done", engine: "edge" });
   finishStage(record, "mediaFormat", { state: "done", engine: "edge" });
+  // The first inspection finishes metadata:provenance inline, as it does the core stages.
+  finishStage(record, "metadata:provenance", { state: "done", engine: "edge" });
   return record;
 }
 
@@ -40,8 +42,8 @@ describe("the registry", () => {
   });
 
   it("gives each category the SPEC 2.6 stage list, in registry order", () => {
-    expect(stagesFor("video")).toEqual(["semantic", "mediaFormat", "metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"]);
-    expect(stagesFor("audio")).toEqual(["semantic", "mediaFormat", "metadata:audio"]);
+    expect(stagesFor("video")).toEqual(["semantic", "mediaFormat", "metadata:video", "metadata:provenance", "preview:thumbnail", "preview:blurhash", "preview:palette"]);
+    expect(stagesFor("audio")).toEqual(["semantic", "mediaFormat", "metadata:audio", "metadata:provenance"]);
     expect(stagesFor("embedded")).toEqual(["semantic", "mediaFormat", "oembed"]);
     expect(stagesFor("webpage")).toEqual(["semantic", "mediaFormat", "page", "page:media"]);
     for (const category of mediaCategories) expect(stagesByCategory[category]).toEqual(stagesFor(category));
@@ -123,7 +125,7 @@ describe("category revision", () => {
     expect(reviseCategory(record, "audio", { source: "ffprobe" })).toBe(true);
     expect(record.category).toBe("audio");
     expect(record.probe.mime).toBe("audio/webm");
-    expect(Object.keys(record.stages).sort()).toEqual(["mediaFormat", "metadata:audio", "semantic"]);
+    expect(Object.keys(record.stages).sort()).toEqual(["mediaFormat", "metadata:audio", "metadata:provenance", "semantic"]);
     expect(record.stages.semantic?.state).toBe("done");
     expect(record.stages["metadata:audio"]?.state).toBe("pending");
     expect(record.probe.evidence).toEqual(["tracks:ffprobe"]);
@@ -149,7 +151,7 @@ describe("category revision", () => {
     expect(applyRunnerOutcome(record, { stages, result })).toBe(true);
     expect(record.category).toBe("audio");
     expect(record.results.audio).toEqual(audio);
-    expect(deriveProcessing(record)).toMatchObject({ status: "complete", completedStages: ["semantic", "mediaFormat", "metadata:audio"] });
+    expect(deriveProcessing(record)).toMatchObject({ status: "complete", completedStages: ["semantic", "mediaFormat", "metadata:audio", "metadata:provenance"] });
     expect(deriveProcessing(record).failedStages).toBeUndefined();
     const response = project(record, { profile: "standard", responseSource: "fresh" });
     expect("processing" in response && response.data.semantic).toMatchObject({ semanticType: "audio", enrichmentSources: ["tracks:ffprobe"] });

@@ -157,9 +157,9 @@ describe("processing is derived from the record alone", () => {
     const reference = first.body.processing;
     expect(reference).toEqual({
       status: "partial",
-      completion: 0.5,
+      completion: 0.57,
       enrichmentsPending: true,
-      completedStages: ["semantic", "mediaFormat", "metadata:image"],
+      completedStages: ["semantic", "mediaFormat", "metadata:image", "metadata:provenance"],
       pendingStages: ["preview:thumbnail", "preview:blurhash", "preview:palette"],
     });
     for (const query of variants) {

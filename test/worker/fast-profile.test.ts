@@ -128,7 +128,7 @@ describe.each([
         expect(audio.sampleRate).toBe(fx.audio!.sampleRate);
         expect(audio.bitrate.bps).toBeGreaterThan(0);
         expect(processing).toEqual({ status: "complete", completion: 1, enrichmentsPending: false,
-          completedStages: ["semantic", "mediaFormat", "metadata:audio"], pendingStages: [] });
+          completedStages: ["semantic", "mediaFormat", "metadata:audio", "metadata:provenance"], pendingStages: [] });
       } else {
         // The container facts sit past the first 64 KiB streamed and the origin cannot seek: left to the runner.
         expect(data.metadata.audio).toBeNull();

@@ -11,6 +11,8 @@ import { ensureLongtailAvFixtures } from "../support/longtail-av-fixtures.ts";
 import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
 import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
 import { ensureTrackFixtures } from "../support/track-fixtures.ts";
+import { ensureC2paFixtures } from "../support/c2pa-fixtures.ts";
+import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../support/provenance-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { startRunnerProcess } from "../support/runner-process.ts";
@@ -36,6 +38,8 @@ declare module "vitest" {
     ffprobeFacts: Record<string, FfprobeReference>;
     /** ffprobe's view of each issue-23 container fixture (test/worker/container-facts.test.ts). */
     containerFacts: Record<string, ContainerReference>;
+    /** exiftool's reading of each tagged fixture (test/worker/provenance.test.ts). */
+    provenanceFacts: Record<string, ExiftoolReading>;
   }
 }
 
@@ -67,7 +71,12 @@ export default async function setup(project: TestProject) {
   // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/tracks.test.ts).
   const tracksDir = join(root, ".fixtures", "tracks");
   ensureTrackFixtures(tracksDir);
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir], "127.0.0.1", extras);
+  // Capture, rights and AI-declaration tags written by exiftool, and exiftool's own reading of them.
+  const provenanceDir = ensureProvenanceFixtures(join(root, ".fixtures", "provenance"));
+  project.provide("provenanceFacts", Object.fromEntries(taggedFixtures.map(({ file }) => [file, exiftoolReading(provenanceDir, file)])));
+  // Hostile Content Credentials made from C2PA's own signed test image (test/fixtures/c2pa).
+  ensureC2paFixtures(join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), join(provenanceDir, "untagged.jpg"));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa")], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

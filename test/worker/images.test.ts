@@ -15,7 +15,7 @@ const main = [208, 48, 48] as const;
 const mainGray = [110, 110, 110] as const; // luminance of `main` once libvips writes the scene as grey
 const oneYearSeconds = 365 * 24 * 3600;
 const previewStages = ["preview:thumbnail", "preview:blurhash", "preview:palette"];
-const allImageStages = ["semantic", "mediaFormat", "metadata:image", ...previewStages];
+const allImageStages = ["semantic", "mediaFormat", "metadata:image", "metadata:provenance", ...previewStages];
 
 interface ImageCase {
   file: string;

@@ -40,7 +40,8 @@ function record(states: Record<string, "pending" | "done" | "failed">): Resource
   }
   return { category: "video", stages, updatedAt: 6_000 } as unknown as ResourceRecord;
 }
-const base = { semantic: "done", mediaFormat: "done" } as const;
+// What the first inspection finishes inline: the core stages and metadata:provenance.
+const base = { semantic: "done", mediaFormat: "done", "metadata:provenance": "done" } as const;
 
 describe("jobView rules", () => {
   it("completed when the job's stages finished and one succeeded; the failed ones are listed", () => {
@@ -64,7 +65,7 @@ describe("jobView rules", () => {
   it("rows written before the stage list existed wait for every registered stage", () => {
     const view = jobView(row(null), record({ ...base, "metadata:video": "failed", "preview:thumbnail": "pending" }));
     expect(view.status).toBe("delayed");
-    expect(view.progress).toBe(Math.round((3 / 6) * 100));
+    expect(view.progress).toBe(Math.round((4 / 7) * 100));
   });
 
   it("progress is the share of the job's stages finished and never below the high-water mark", () => {

@@ -174,7 +174,7 @@ describe("stages that fail end complete", () => {
       status: "complete",
       completion: 1,
       enrichmentsPending: false,
-      completedStages: ["semantic", "mediaFormat", "metadata:image", ...previewStages],
+      completedStages: ["semantic", "mediaFormat", "metadata:image", "metadata:provenance", ...previewStages],
       pendingStages: [],
       failedStages: previewStages,
     });

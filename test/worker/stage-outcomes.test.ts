@@ -92,7 +92,7 @@ describe("the runner's streams revise a wrong category", () => {
     expect(body.data.identity.mime).toMatch(/^audio\//);
     expect(body.processing).toEqual({
       status: "complete", completion: 1, enrichmentsPending: false,
-      completedStages: ["semantic", "mediaFormat", "metadata:audio"], pendingStages: [],
+      completedStages: ["semantic", "mediaFormat", "metadata:audio", "metadata:provenance"], pendingStages: [],
     });
     expect(body.data.metadata.audio).toMatchObject({ sampleRate: 8000, channels: 1, codec: "pcm_s16le" });
     expect(body.data.metadata.audio.duration.seconds).toBeCloseTo(1, 1);

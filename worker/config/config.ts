@@ -199,6 +199,12 @@ export const ConfigSchema = z.object({
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Replaces the origin of every provider oEmbed endpoint (tests point it at a loopback fake). */
   OEMBED_BASE_URL: z.string().optional(),
+  /**
+   * The C2PA trust list: PEM certificates of the trust anchors a Content Credentials signer must chain to for
+   * `validation: "trusted"`. Empty (default): signatures are checked, nobody is trusted. Production loads the
+   * C2PA Trust List's PEM file (see README, Provenance) with `wrangler secret put C2PA_TRUST_ANCHORS < file.pem`.
+   */
+  C2PA_TRUST_ANCHORS: z.string().default(""),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

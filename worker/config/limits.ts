@@ -59,3 +59,19 @@ export const amrMaxHeadFrames = 1024;
  * they would have. An answer on the same connection normally lands one round trip after the head's.
  */
 export const probeSuffixPatienceMs = 2_000;
+
+/**
+ * Capture, rights and provenance metadata (EXIF, IPTC, XMP, MP4 user data, C2PA) is read only from bytes already
+ * in hand, at most this many of them: headers of real files keep it in the first tens of KiB (a C2PA manifest
+ * with a thumbnail: 20-200 KiB).
+ */
+export const maxMetadataBytes = 2 * 1024 * 1024;
+
+/** Largest XMP packet parsed (counted in the bytes, never taken from a declared length); larger ones are refused. */
+export const maxXmpBytes = 1024 * 1024;
+
+/** Time one metadata parser (exifr, music-metadata, the C2PA SDK) may take before its fact is left out. */
+export const metadataParserTimeoutMs = 2000;
+
+/** Time the C2PA SDK's first load (compiling its 9 MB of WebAssembly, once per isolate) may take. */
+export const c2paSdkLoadTimeoutMs = 30_000;

@@ -1,4 +1,5 @@
 import { ResourceRecord } from "../../shared/schemas/record.ts";
+import { stagesFor } from "../../shared/stages/index.ts";
 import { ErrorReason } from "../../shared/schemas/error.ts";
 import type { PublicErrorFields } from "../errors/api-error.ts";
 
@@ -66,7 +67,11 @@ export class RecordStore {
     const row = tables.exec<{ record: string; expires_at: number }>(`SELECT record, expires_at FROM resource WHERE id = 1`).toArray()[0];
     if (!row || row.expires_at <= now) return undefined;
     const parsed = ResourceRecord.safeParse(JSON.parse(row.record));
-    return parsed.success ? parsed.data : undefined;
+    if (!parsed.success) return undefined;
+    // A record stored before a stage of its category existed has no entry for it, which would read as pending
+    // forever: such a record is inspected afresh instead.
+    if (stagesFor(parsed.data.category).some((stage) => parsed.data.stages[stage] === undefined)) return undefined;
+    return parsed.data;
   }
 
   saveRecord(record: ResourceRecord): void {

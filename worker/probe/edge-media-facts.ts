@@ -43,6 +43,8 @@ export interface EdgeMediaFacts {
   segment?: "init";
   /** Tracks with languages and dispositions, chapters and encryption, where the header read declares them. */
   trackFacts?: TrackFacts;
+  /** An MP4/MOV moov read whole (capture and rights facts live in its user data). */
+  moov?: Uint8Array;
 }
 
 const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
@@ -85,7 +87,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   const asf = /ms-asf/.test(mime) ? await readAsfHeader(source).catch(() => undefined) : undefined;
   if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
 
-  const facts: EdgeMediaFacts = {};
+  const facts: EdgeMediaFacts = mp4?.moov ? { moov: mp4.moov } : {};
   if (mp4?.segment) facts.segment = mp4.segment;
   const trackFacts = mp4?.trackFacts ?? mkv?.trackFacts;
   if (trackFacts) facts.trackFacts = withCea(trackFacts, head);

@@ -58,6 +58,8 @@ export interface Mp4Facts {
   tracks: Mp4Track[];
   /** Languages, dispositions, kinds, chapters and encryption of the tracks (mp4-tracks.ts). */
   trackFacts?: TrackFacts;
+  /** The moov's body when it was read whole (its user data and metadata keys are in it); a sparse walk skips them. */
+  moov?: Uint8Array;
 }
 
 /** A moov larger than this is not read at the edge (the runner's ffprobe does it). */
@@ -202,7 +204,8 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
       if (boxSize > maxMoovBytes) return undefined;
       const end = Math.min(offset + boxSize, size); // a truncated file may end inside its moov: parse what is there
       // A moov held or nearly held is read whole; otherwise only the boxes the parser reads are fetched.
-      const body = source.missingBytes(offset, end - offset) <= wholeReadBytes
+      const whole = source.missingBytes(offset, end - offset) <= wholeReadBytes;
+      const body = whole
         ? (await source.read(offset, end - offset)).subarray(headerSize)
         : await sparseMoov(source, offset, headerSize, end);
       const facts = parseMoov(body);
@@ -219,7 +222,7 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
         const chapters = await quickTimeChapters(source, body).catch(() => []);
         if (chapters.length > 0) facts.trackFacts.chapters = chapters;
       }
-      return { ...facts, faststart: mdatAt === undefined };
+      return { ...facts, faststart: mdatAt === undefined, ...(whole ? { moov: body } : {}) };
     }
     offset += boxSize;
   }

@@ -21,6 +21,9 @@ import { endSegmentStages, segmentOf } from "./segment-stages.ts";
 import { encryptedReason, needsLicence, trackResults } from "../../shared/stages/track-results.ts";
 import { registeredStages, stagesInGroup } from "../../shared/stages/index.ts";
 import type { HeadElements } from "../page/index.ts";
+import { finishProvenanceStage } from "./provenance-stage.ts";
+import { hasC2paStore } from "../probe/c2pa-manifest.ts";
+import { maxMetadataBytes } from "../config/limits.ts";
 
 export interface FirstInspectionInput {
   key: string;
@@ -77,6 +80,7 @@ const steps: readonly Step[] = [
   finishCoreStages,
   finishInlineMetadata,
   endSegmentStagesStep,
+  finishProvenance,
   writeStreamFacts,
   writePageFacts,
 ];
@@ -227,6 +231,25 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
 
 function endSegmentStagesStep(i: Inspection): void {
   endSegmentStages(i.record!);
+}
+
+/** Capture, rights and provenance from the bytes already read (no further request). */
+async function finishProvenance(i: Inspection): Promise<void> {
+  const record = i.record!;
+  // An HLS/DASH stream: only the playlist was read, which carries none of these (the answer says what was seen).
+  // An image that carries Content Credentials: its hashes cover every byte, and the edge stages read the whole
+  // image for its previews anyway, from what is held now, so the rest is read here once (bounded).
+  const size = i.source.size;
+  if (record.category === "image" && size !== undefined && size <= maxMetadataBytes && hasC2paStore(i.source.prefix())) {
+    await i.source.read(0, size).catch(() => undefined);
+  }
+  await finishProvenanceStage(record, {
+    mime: record.probe.mime,
+    prefix: i.source.prefix(),
+    ...(i.source.size !== undefined ? { size: i.source.size } : {}),
+    ...(i.facts?.moov ? { moov: i.facts.moov } : {}),
+    trustAnchors: i.config.C2PA_TRUST_ANCHORS,
+  }, performance.now());
 }
 
 function writeStreamFacts(i: Inspection): void {

@@ -7,6 +7,7 @@ import { append, byId, clear, h, hexColor, isSameOrigin, safeUrl } from "./dom.t
 import { verdicts } from "./verdicts.ts";
 import { tracksPanel } from "./tracks.ts";
 import { storyboardScrubber, waveformView } from "./timeline.ts";
+import { provenancePanel } from "./provenance.ts";
 
 type Diagnostics = NonNullable<InspectData["diagnostics"]>;
 type EmbedData = EmbedResponse["data"];
@@ -35,6 +36,7 @@ export function renderCard({ envelope, embed }: CardInput): void {
     data.playback?.compatibility ? section("Will it play here?", "playback.codecs · playback.compatibility", verdicts(data.playback)) : null,
     section("Tracks", "metadata.tracks · chapters · protection · accessibility", tracksPanel(data)),
     section("Facts", null, facts(data)),
+    section("Provenance and rights", "provenance · metadata.capture · metadata.rights", provenancePanel(data)),
     data.network ? section("Origin response headers", "debug=true, expand=rawHeaders", headerTable(data.network.headers)) : null,
   );
 }
