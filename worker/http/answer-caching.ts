@@ -5,6 +5,7 @@
  */
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { etagMatches } from "./thumbnail-handler.ts";
+import { sha256Hex } from "../encoding/sha256.ts";
 
 /** The service's name in Cache-Status (RFC 9211: each cache names itself). */
 export const cacheStatusName = "media-inspect";
@@ -33,8 +34,8 @@ export async function answerCaching(
   revalidation?: { upstreamStatus?: number },
 ): Promise<AnswerCaching> {
   const shape = body && typeof body === "object" ? { ...(body as Record<string, unknown>), responseSource: undefined, cached: undefined } : body;
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(shape)));
-  const etag = `"${[...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
+  // The first 16 bytes of the digest (32 hex characters).
+  const etag = `"${(await sha256Hex(JSON.stringify(shape))).slice(0, 32)}"`;
   const ttl = Math.max(0, Math.floor((record.expiresAt - now) / 1000));
   const age = source === "fresh" || revalidation ? 0 : Math.max(0, Math.floor((now - record.updatedAt) / 1000));
   // A record past the caller's maxAge went to the origin (RFC 9211 fwd=stale) with what it answered (fwd-status).

@@ -11,6 +11,7 @@ import { errors } from "../errors/api-error.ts";
 import type { AppEnv } from "./app-env.ts";
 import { clientKey } from "./rate-limit.ts";
 import { resourceByName } from "../object/resource-rpc.ts";
+import { sha256Hex } from "../encoding/sha256.ts";
 
 /** How long a key is remembered. */
 export const idempotencyTtlSeconds = 24 * 60 * 60;
@@ -35,11 +36,6 @@ function validKey(key: string): boolean {
     if (code < 0x21 || code > 0x7e) return false;
   }
   return true;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -13,6 +13,7 @@ import { cachedAnswer, dropCachedRecord, storeError, storeRecord } from "./edge-
 import { isComplete } from "../record/stage-state.ts";
 import { optInNames, optInStages } from "../../shared/stages/index.ts";
 import { resourceByName } from "../object/resource-rpc.ts";
+import { sha256Hex } from "../encoding/sha256.ts";
 
 export interface InspectOutcome {
   status: 200 | 202;
@@ -38,8 +39,8 @@ export interface InspectCaller {
  * answer never pays for it.
  */
 async function runnerClientKey(address: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`runner-client:${address}`));
-  return [...new Uint8Array(digest).subarray(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  // The first 12 bytes of the digest (24 hex characters).
+  return (await sha256Hex(`runner-client:${address}`)).slice(0, 24);
 }
 
 /**
