@@ -5,7 +5,7 @@ import type { InspectBody, InspectQuery } from "../../shared/schemas/inspect.ts"
 import { setMetric, startTime, endTime, timing } from "hono/timing";
 import { getConfig } from "../config/config.ts";
 import { errors } from "../errors/api-error.ts";
-import { inspectUrl } from "../service/inspect-service.ts";
+import { inspectUrl, type InspectOutcome } from "../service/inspect-service.ts";
 import { getJob } from "../service/job-service.ts";
 import type { AppEnv } from "./app-env.ts";
 import { corsForConfiguredOrigins } from "./cors.ts";
@@ -67,11 +67,15 @@ export function createApp() {
 
   // Chained so the route types accumulate into AppType (what `hono/client` reads).
   const routes = app
-    .openapi(inspectRoute, async (c) => answerInspection(c, c.req.valid("json"), c.req.valid("query")))
+    .openapi(inspectRoute, async (c) => {
+      const answer = await answerInspection(c, c.req.valid("json"), c.req.valid("query"));
+      return inspectionJson(c, answer.outcome);
+    })
     .openapi(inspectByQueryRoute, async (c) => {
       const { url, ...query } = c.req.valid("query");
       if (c.req.query("webhookUrl") !== undefined) throw errors.invalidParameter("webhookUrl needs POST /api/v1/inspect: a GET registers no deliveries.");
-      return answerInspection(c, { url }, query);
+      const answer = await answerInspection(c, { url }, query);
+      return answer.notModified ? c.body(null, 304) : inspectionJson(c, answer.outcome);
     })
     .openapi(batchRoute, async (c) => {
       const body = c.req.valid("json");
@@ -84,11 +88,11 @@ export function createApp() {
       return c.json({ success: true as const, results }, 200);
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
-    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
-    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never);
+    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)))
+    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)));
 
   app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
-  app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never);
+  app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))));
 
   app.get("/health", (c) => c.json({ status: "ok" }));
   // The problem type URIs of RFC 9457 answers resolve to what they mean.
@@ -124,14 +128,17 @@ export function createApp() {
     ],
   }));
   // Swagger UI assets are served from /vendor by Workers Static Assets, so the page works offline.
-  app.get("/api-docs", swaggerUI({ url: "/openapi.json", baseUrl: "/vendor", title: "Media URL Inspection API" } as never));
+  app.get("/api-docs", swaggerUI({ url: "/openapi.json", baseUrl: "/vendor", title: "Media URL Inspection API" }));
 
   app.notFound(notFound);
   app.onError(onError);
   return routes;
 }
 
-/** One inspection answered, whichever form asked (POST body or GET query): log fields, timings, job headers. */
+/**
+ * One inspection answered, whichever form asked (POST body or GET query): log fields, timings, job headers, and
+ * whether the caller's If-None-Match names it (only a GET can be answered 304, so only its route declares one).
+ */
 async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: InspectQuery) {
   annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
   const base = publicBaseUrl(c);
@@ -153,8 +160,12 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
   const complete = outcome.status === 200 && isComplete(record);
   const caching = await answerCaching(outcome.body, record, outcome.responseSource, complete, Date.now(), outcome.revalidation);
   for (const [name, value] of Object.entries(caching.headers)) c.header(name, value);
-  if (complete && notModified(c.req.method, c.req.header("if-none-match"), caching.etag)) return c.body(null, 304) as never;
-  return c.json(outcome.body as never, outcome.status);
+  return { notModified: complete && notModified(c.req.method, c.req.header("if-none-match"), caching.etag), outcome };
+}
+
+/** The answer's JSON under its status: 202 is the inspect shape with a job (each status has its declared body). */
+function inspectionJson(c: Context<AppEnv>, outcome: InspectOutcome) {
+  return outcome.status === 202 ? c.json(outcome.body, 202) : c.json(outcome.body, 200);
 }
 
 /** The app's type, for `hono/client` (see client/). */
