@@ -1,7 +1,7 @@
 // Issue 20 items 7 and 8: one origin's jobs cannot hold every runner slot or the whole queue. Unit cases drive
 // FairScheduler with jobs the test releases by hand (start order is the property, not timing); the last case
 // runs the real app: jobs whose origin stalls do not delay another origin's job until their deadlines.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { inject } from "vitest";
 import { FairScheduler, type FairOptions } from "../../media-runner/src/http/fair-scheduler.ts";
 import { isRunnerError } from "../../media-runner/src/errors.ts";
@@ -9,6 +9,7 @@ import { lentEngineNice } from "../../media-runner/src/media/engine-priority.ts"
 import { runProcess } from "../../media-runner/src/media/run-process.ts";
 import { processRequest, testApp } from "./support/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 // Cases that test the order of starts, lending or queue shares turn preemption off (preemptFlowJobs: 0): with it, a
 // new origin would take a crowded origin's slot at once (the last cases of the file).
@@ -56,23 +57,31 @@ describe("FairScheduler", () => {
   });
 
   it("a job running past lendAfterMs lends its slot, within maxRunning and the origin's share", async () => {
-    const { scheduler, started, submit, finish } = harness({ lendAfterMs: 30, maxRunning: 2, preemptFlowJobs: 0 });
-    const a = [submit("http://a", "a1"), submit("http://a", "a2")];
-    const b = submit("http://b", "b1");
-    const c = submit("http://c", "c1");
-    expect(started).toEqual(["a1"]);
-    await new Promise((r) => setTimeout(r, 80));
-    // a1 still runs (its origin is slow) but no longer holds the slot: b1 started; a2 waits (a's share is 1),
-    // and c1 waits too although b1 lent its slot as well: two jobs under way is maxRunning.
-    expect(started).toEqual(["a1", "b1"]);
-    expect([scheduler.active, scheduler.queued]).toEqual([2, 2]);
-    // b1 lends its slot lendAfterMs after it started (about 30 ms after a1 lent): give that timer room on a loaded
-    // machine before a1 ends, or c1 would find the slot still held.
-    await new Promise((r) => setTimeout(r, 120));
-    await finish("a1");
-    expect(started).toEqual(["a1", "b1", "c1"]);
-    for (const n of ["b1", "c1", "a2"]) await finish(n);
-    await Promise.all([...a, b, c]);
+    // The lend timers are the scheduler's only clock: fake timers step them exactly, whatever the machine's load.
+    vi.useFakeTimers();
+    try {
+      const { scheduler, started, submit, finish } = harness({ lendAfterMs: 30, maxRunning: 2, preemptFlowJobs: 0 });
+      const a = [submit("http://a", "a1"), submit("http://a", "a2")];
+      const b = submit("http://b", "b1");
+      const c = submit("http://c", "c1");
+      expect(started).toEqual(["a1"]);
+      await vi.advanceTimersByTimeAsync(29);
+      expect(started).toEqual(["a1"]);
+      await vi.advanceTimersByTimeAsync(1);
+      // a1 still runs (its origin is slow) but no longer holds the slot: b1 started; a2 waits (a's share is 1),
+      // and c1 waits too although b1 lent its slot as well: two jobs under way is maxRunning.
+      expect(started).toEqual(["a1", "b1"]);
+      expect([scheduler.active, scheduler.queued]).toEqual([2, 2]);
+      // b1 lends its slot lendAfterMs after it started; c1 still waits for maxRunning, then takes a1's place.
+      await vi.advanceTimersByTimeAsync(30);
+      expect(started).toEqual(["a1", "b1"]);
+      await finish("a1");
+      expect(started).toEqual(["a1", "b1", "c1"]);
+      for (const n of ["b1", "c1", "a2"]) await finish(n);
+      await Promise.all([...a, b, c]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("one origin fills at most its share of the queue; others are still admitted", async () => {
@@ -124,9 +133,11 @@ describe("the runner under stalling origins", () => {
       RUNNER_SLOT_LEND_MS: "300",
     });
     try {
+      const before = stalling.stats.requests.length;
       const stalled = Array.from({ length: 2 }, (_, i) =>
         processRequest(app, { url: `${stalling.url}/stall/tone.mp3?n=${i}`, category: "audio", stages: ["metadata"] }));
-      await new Promise((r) => setTimeout(r, 100));
+      // The first stalled job holds the one slot once its request reaches the origin.
+      await waitFor(() => stalling.stats.requests.length > before, { what: "a stalled job at the origin" });
       const started = performance.now();
       const res = await processRequest(app, { url: `${good.url}/files/tone.mp3`, category: "audio", stages: ["metadata"] });
       const ms = performance.now() - started;
