@@ -12,47 +12,25 @@ export interface WaitOptions {
   what?: string;
 }
 
+/** What a truthy check gives back: its value without the falsy members of its type. */
+export type Truthy<T> = Exclude<T, false | 0 | 0n | "" | null | undefined>;
+
 const defaultTimeoutMs = 10_000;
 const defaultIntervalMs = 20;
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Resolves with the condition's first truthy value; a check that throws counts as "not yet" (a server still
- * starting, say). Rejects once `timeoutMs` passes without one.
+ * Resolves with the condition's first truthy value. Rejects once `timeoutMs` passes without one, or at once when
+ * the check throws (a process that exited will not start listening later).
  */
-export async function waitFor<T>(check: () => T | Promise<T>, options: WaitOptions = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(check: () => T | Promise<T>, options: WaitOptions = {}): Promise<Truthy<T>> {
   const { timeoutMs = defaultTimeoutMs, intervalMs = defaultIntervalMs, what = "condition" } = options;
   const deadline = Date.now() + timeoutMs;
-  let last: unknown;
   for (;;) {
-    try {
-      const value = await check();
-      if (value) return value as NonNullable<T>;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() >= deadline) {
-      const seen = last instanceof Error ? last.message : JSON.stringify(last);
-      throw new Error(`${what} not met within ${timeoutMs} ms (last: ${seen})`);
-    }
+    const value = await check();
+    if (value) return value as Truthy<T>;
+    if (Date.now() >= deadline) throw new Error(`${what} not met within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
     await pause(intervalMs);
   }
-}
-
-/**
- * For a check that nothing more happens (no second delivery, no retry): the value read at the end of a window
- * that closes early as soon as the value changes. A fixed window is the only evidence of an absence; callers
- * keep it a few multiples of the interval the event would follow at, not seconds.
- */
-export async function settledValue<T>(read: () => Promise<T>, windowMs: number, intervalMs = 50): Promise<T> {
-  const first = JSON.stringify(await read());
-  const deadline = Date.now() + windowMs;
-  let value = await read();
-  while (Date.now() < deadline && JSON.stringify(value) === first) {
-    await pause(intervalMs);
-    value = await read();
-  }
-  return value;
 }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants, isAlive, startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
@@ -66,11 +67,7 @@ describe("npm start stops on SIGINT to the script", () => {
     const tree = descendants(service.child.pid!);
     expect(tree.length).toBeGreaterThanOrEqual(3);
     expect(await service.stop("SIGINT")).toBe(0);
-    let left = tree.filter(isAlive);
-    for (let i = 0; i < 40 && left.length > 0; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      left = tree.filter(isAlive);
-    }
-    expect(left).toEqual([]);
+    await waitFor(() => tree.filter(isAlive).length === 0, { timeoutMs: 10_000, what: "every process gone" }).catch(() => undefined);
+    expect(tree.filter(isAlive)).toEqual([]);
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerErrorBody, RunnerHealth } from "../../shared/shapes/runner.ts";
-import { processRequest, testApp, testToken } from "./support/harness.ts";
+import { processRequest, testApp, testToken } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
 

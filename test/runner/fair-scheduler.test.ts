@@ -7,7 +7,7 @@ import { FairScheduler, type FairOptions } from "../../media-runner/src/http/fai
 import { isRunnerError } from "../../media-runner/src/errors.ts";
 import { lentEngineNice } from "../../media-runner/src/media/engine-priority.ts";
 import { runProcess } from "../../media-runner/src/media/run-process.ts";
-import { processRequest, testApp } from "./support/harness.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
 

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, type RunnerHead } from "../../shared/shapes/runner.ts";
-import { processRequest, testApp } from "./support/harness.ts";
-import { bigFaststart, makeBigFaststart } from "./support/fixtures.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
+import { bigFaststart, makeBigFaststart } from "../../testkit/runner/fixtures.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
 

@@ -7,7 +7,7 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, type RunnerRequestInput } from "../../shared/shapes/runner.ts";
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
 import { ffprobeReference } from "../../testkit/ffprobe-reference.ts";
-import { decodeThumbnail, processRequest, testApp } from "./support/harness.ts";
+import { decodeThumbnail, processRequest, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = ensureMediaFixtures(join(import.meta.dirname, "..", ".fixtures", "media"));

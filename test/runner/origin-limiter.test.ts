@@ -9,7 +9,7 @@ import { systemResolver } from "../../media-runner/src/fetch/resolver.ts";
 import { createSsrfAgent } from "../../media-runner/src/fetch/ssrf-agent.ts";
 import { discard, openUpstream, type UpstreamContext } from "../../media-runner/src/fetch/upstream.ts";
 import { isRunnerError } from "../../media-runner/src/errors.ts";
-import { testConfig } from "./support/harness.ts";
+import { testConfig } from "../../testkit/runner/harness.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
 
 const deadlineMs = 1_500;

@@ -9,7 +9,7 @@ import { createInterface } from "node:readline";
 import { describe, expect, inject, it } from "vitest";
 import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
-import { testToken } from "./support/harness.ts";
+import { testToken } from "../../testkit/runner/harness.ts";
 
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;
 const origin = inject("runnerOriginUrl");

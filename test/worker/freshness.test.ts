@@ -3,7 +3,7 @@
 // the origin's 304 keeps the record, a changed file is inspected anew.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { origin, originStats } from "./helpers.ts";
+import { origin, originStats } from "../../testkit/worker/helpers.ts";
 
 async function get(url: string, query: string) {
   const params = new URLSearchParams(query);

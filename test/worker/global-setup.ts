@@ -1,19 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { startFakeDoh } from "../support/fake-doh.ts";
+import { startFakeDoh } from "../../testkit/fake-doh.ts";
 import { ensureMediaFixtures, factFixtures } from "../../testkit/media-fixtures.ts";
 import { ensureHeadFixtures, headFixtureFiles } from "../../testkit/head-fixtures.ts";
-import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
-import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
-import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
-import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
+import { ensureHostileMp4s } from "../../testkit/hostile-mp4.ts";
+import { ensureFormatFixtures } from "../../testkit/image-format-fixtures.ts";
+import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../../testkit/container-fixtures.ts";
+import { ensureDepthFixtures } from "../../testkit/depth-fixtures.ts";
 import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
-import { startRunnerProcess } from "../support/runner-process.ts";
-import { startRunnerGate } from "../support/runner-gate.ts";
-import { startWebhookReceiver } from "../support/webhook-receiver.ts";
-import { startFakeOembed } from "../support/fake-oembed.ts";
+import { startRunnerProcess } from "../../testkit/runner-process.ts";
+import { startRunnerGate } from "../../testkit/runner-gate.ts";
+import { startWebhookReceiver } from "../../testkit/webhook-receiver.ts";
+import { startFakeOembed } from "../../testkit/fake-oembed.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 declare module "vitest" {

@@ -4,7 +4,7 @@
 // and logs every request at ${ORIGIN_URL}/__extra/oembed, which is how "one oEmbed call per resource" is shown.
 import { normalizeUrl } from "../../worker/record/target-url.ts";
 import { describe, expect, it } from "vitest";
-import { inspect, origin } from "./helpers.ts";
+import { inspect, origin } from "../../testkit/worker/helpers.ts";
 
 // Upper case and digits only, so a random id can never contain the fake's behaviour words.
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
