@@ -1,6 +1,9 @@
 // Issue 20 items 7 and 8: one origin's jobs cannot hold every runner slot or the whole queue. Unit cases drive
 // FairScheduler with jobs the test releases by hand (start order is the property, not timing); the last case
 // runs the real app: jobs whose origin stalls do not delay another origin's job until their deadlines.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { inject } from "vitest";
 import { FairScheduler, type FairOptions } from "../../media-runner/src/http/fair-scheduler.ts";
@@ -153,9 +156,10 @@ describe("the runner under stalling origins", () => {
 });
 
 describe("an origin's jobs share the CPU as one", () => {
-  // The engine reports its own nice value (field 19 of /proc/self/stat) after `waitMs`.
-  const engineNice = (waitMs: number) =>
-    runProcess("sh", ["-c", `sleep ${waitMs / 1000}; cut -d' ' -f19 /proc/$$/stat`], { timeoutMs: 5_000, maxStdoutBytes: 64 })
+  // The engine reports its own nice value (field 19 of /proc/self/stat) after `waitMs`; given `startedMarker`, it
+  // first creates that file, so a test can wait until the engine runs.
+  const engineNice = (waitMs: number, startedMarker?: string) =>
+    runProcess("sh", ["-c", `${startedMarker ? `: > '${startedMarker}'; ` : ""}sleep ${waitMs / 1000}; cut -d' ' -f19 /proc/$$/stat`], { timeoutMs: 5_000, maxStdoutBytes: 64 })
       .then(({ stdout }) => Number(stdout.toString().trim()));
 
   it("runs an origin's oldest job's engines at the runner's priority and its other jobs' in the background", async () => {
@@ -249,9 +253,10 @@ describe("an origin's jobs share the CPU as one", () => {
   it("a crowded origin's engines, running and new, yield to a light origin's job while it runs", async () => {
     const scheduler = new FairScheduler({ ...base, concurrency: 2, perFlowRunning: 2 });
     // a1 is a's oldest job, so its engine starts in the foreground; a2 makes a crowded.
-    const a1 = scheduler.run("http://crowded.test", async () => [await engineNice(600), await engineNice(0)]);
-    const a2 = scheduler.run("http://crowded.test", () => engineNice(1_000));
-    await new Promise((r) => setTimeout(r, 150));
+    const markers = mkdtempSync(join(tmpdir(), "engine-started-"));
+    const a1 = scheduler.run("http://crowded.test", async () => [await engineNice(600, join(markers, "a1")), await engineNice(0)]);
+    const a2 = scheduler.run("http://crowded.test", () => engineNice(1_000, join(markers, "a2")));
+    await waitFor(() => existsSync(join(markers, "a1")) && existsSync(join(markers, "a2")), { what: "a1's and a2's engines running" });
     // b1 is its origin's only job: a1's running engine goes to the background, and so does the one it starts
     // next while b1 still runs; a2, whose slot b1 took, too.
     const b1 = scheduler.run("http://light.test", () => engineNice(1_200));
@@ -259,5 +264,6 @@ describe("an origin's jobs share the CPU as one", () => {
     // With no light origin's job under way, the crowded origin's oldest job is back in the foreground.
     const [again] = await Promise.all([scheduler.run("http://crowded.test", () => engineNice(0)), scheduler.run("http://crowded.test", () => engineNice(0))]);
     expect(again).toBe(0);
+    rmSync(markers, { recursive: true, force: true });
   });
 });

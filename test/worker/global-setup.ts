@@ -8,7 +8,7 @@ import { ensureHostileMp4s } from "../../testkit/hostile-mp4.ts";
 import { ensureFormatFixtures } from "../../testkit/image-format-fixtures.ts";
 import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../../testkit/container-fixtures.ts";
 import { ensureDepthFixtures } from "../../testkit/depth-fixtures.ts";
-import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
+import { ffprobeReference, mapLimit, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
 import { startRunnerProcess } from "../../testkit/runner-process.ts";
 import { startRunnerGate } from "../../testkit/runner-gate.ts";
@@ -35,6 +35,9 @@ declare module "vitest" {
   }
 }
 
+/** ffprobe processes at once while the set-up reads its references. */
+const probeConcurrency = 4;
+
 /** Node side of the worker tests: real media files, a loopback origin with faults, a fake DoH resolver, a trap. */
 export default async function setup(project: TestProject) {
   const root = join(import.meta.dirname, "..");
@@ -45,8 +48,10 @@ export default async function setup(project: TestProject) {
   ensureHostileMp4s(mediaDir);
   ensureDepthFixtures(mediaDir);
   const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
-  project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file) => [file,
-    ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));
+  // ffprobe's readings, a few at once (sequential ffprobe runs were most of this set-up's time).
+  const facts = await mapLimit(factFiles, probeConcurrency, (file) =>
+    ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file));
+  project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file, i) => [file, facts[i]!])));
   const trap = await startConnectionTrap("127.0.0.1");
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
   // HLS/DASH streams made by ffmpeg, served as /media/hls/master.m3u8 etc. (issue 13).
@@ -55,7 +60,8 @@ export default async function setup(project: TestProject) {
   const formatsDir = ensureFormatFixtures(join(root, ".fixtures", "formats"));
   // Issue 23 item 5: one file per container class fast reads from headers, and ffprobe's reading of each.
   const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
-  project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }) => [file, containerReference(containersDir, file)])));
+  const containers = await mapLimit(containerFixtures, probeConcurrency, ({ file }) => containerReference(containersDir, file));
+  project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }, i) => [file, containers[i]!])));
   const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
