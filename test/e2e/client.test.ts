@@ -2,7 +2,7 @@
 // and the shipped example runs against the real `npm start`. The service is stopped with SIGINT to the script.
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants, isAlive, startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
@@ -28,7 +28,8 @@ afterAll(async () => {
 
 describe("typed client (client/)", () => {
   it("type-checks, and a misuse of the API's types does not", async () => {
-    await run(tsc, ["--noEmit", "-p", join(root, "client", "tsconfig.json")], { cwd: root });
+    // One tsc run over the client and the misuse beside it (each run type-checks the whole Worker app behind
+    // AppType): the client's files must have no error, the misuse the three below.
     const dir = mkdtempSync(join(root, "client", "typecheck-"));
     try {
       writeFileSync(
@@ -41,8 +42,12 @@ const res = await api.api.v1.inspect.$post({ query: {}, json: { url: "x" } });
 if (res.status === 200) { const body = await res.json(); if ("processing" in body) body.processing.nonexistent.toFixed(); }
 `,
       );
-      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../tsconfig.json", include: [".", "../../worker-configuration.d.ts"], exclude: [] }));
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../tsconfig.json", include: ["..", "../../worker-configuration.d.ts"], exclude: [] }));
       const failed = await run(tsc, ["--noEmit", "-p", join(dir, "tsconfig.json")], { cwd: root }).then(() => null, (e: { stdout: string }) => e.stdout);
+      const misuse = relative(root, join(dir, "misuse.ts"));
+      const errorLines = (failed ?? "").split("\n").filter((line) => /error TS\d+/.test(line));
+      expect(errorLines.length).toBeGreaterThan(0);
+      expect(errorLines.filter((line) => !line.startsWith(`${misuse}(`))).toEqual([]);
       expect(failed).toMatch(/"turbo"/);
       expect(failed).toMatch(/link/);
       expect(failed).toMatch(/nonexistent/);

@@ -235,7 +235,7 @@ describe("202, job, thumbnail caching, absolute URLs in HTML", () => {
 
     const job: any = await waitFor(async () => {
       const now: any = await (await fetch(location)).json();
-      return now.job.status !== "processing" && now;
+      return (now.job.status === "completed" || now.job.status === "failed") && now;
     }, { timeoutMs: 30_000, intervalMs: 100, what: "the job finished" });
     expect(job.job.status).toBe("completed");
     const thumbnail = job.data.data.preview.thumbnail.url as string;

@@ -63,7 +63,7 @@ describe("npm start (wrangler dev + media runner)", () => {
     expect(video.status).toBe(202);
     const job: any = await waitFor(async () => {
       const now: any = await (await fetch(`${base}/api/v1/job/${video.body.job.id}`)).json();
-      return now.job.status !== "processing" && now;
+      return (now.job.status === "completed" || now.job.status === "failed") && now;
     }, { timeoutMs: 30_000, intervalMs: 100, what: "the job finished" });
     expect(job.job.status).toBe("completed");
     expect(job.data.data.metadata.video.fps).toBe(25);
