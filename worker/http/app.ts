@@ -88,11 +88,11 @@ export function createApp() {
       return c.json({ success: true as const, results }, 200);
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
-    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)))
-    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)));
+    .openapi(thumbnailRoute, async (c) => serveThumbnail(c, c.req.valid("param").file))
+    .openapi(storyboardRoute, async (c) => serveStoryboardVtt(c, c.req.valid("param").file));
 
   app.openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)));
-  app.openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))));
+  app.openapi(sharePageRoute, async (c) => answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c)));
 
   app.get("/health", (c) => c.json({ status: "ok" }));
   // The problem type URIs of RFC 9457 answers resolve to what they mean.
