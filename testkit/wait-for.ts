@@ -6,7 +6,10 @@
 export interface WaitOptions {
   /** Give up after this long (the error names `what` and the last value or error seen). */
   timeoutMs?: number;
-  /** Pause between checks: short, since a check is cheap next to the work waited for. */
+  /**
+   * Pause between checks. The default suits cheap checks (a counter, a loopback fake); a check that asks the
+   * service under test (a job's status) should pause longer, or the polling itself slows the work it waits for.
+   */
   intervalMs?: number;
   /** What is waited for, for the timeout's message. */
   what?: string;
@@ -16,7 +19,7 @@ export interface WaitOptions {
 export type Truthy<T> = Exclude<T, false | 0 | 0n | "" | null | undefined>;
 
 const defaultTimeoutMs = 10_000;
-const defaultIntervalMs = 20;
+const defaultIntervalMs = 25;
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

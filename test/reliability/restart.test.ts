@@ -105,7 +105,7 @@ async function startWorker(port: number, runnerPort: number, originPort: number)
   await waitFor(() => {
     if (proc.child.exitCode !== null) throw new Error("exited");
     return fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
-  }, { timeoutMs: 90_000, intervalMs: 100, what: "the Worker's /health" }).catch((error: Error) => {
+  }, { timeoutMs: 90_000, intervalMs: 200, what: "the Worker's /health" }).catch((error: Error) => {
     throw new Error(`worker did not start (${error.message}):\n${proc.log.join("\n")}`);
   });
   return proc;
@@ -163,7 +163,7 @@ describe("work in flight survives restarts (real npm start)", () => {
     const restarted = Date.now();
     // No request at all for a while: only the object's own alarm can re-dispatch the work.
     await waitFor(() => origin.seen.runner > runnerCallsAtStop + 1, { timeoutMs: recoveryBoundMs, what: "the work to be re-dispatched by the alarm" });
-    await waitFor(async () => (await jobStatus(id)) === "completed", { timeoutMs: recoveryBoundMs, what: "the job to complete" });
+    await waitFor(async () => (await jobStatus(id)) === "completed", { timeoutMs: recoveryBoundMs, intervalMs: 100, what: "the job to complete" });
     expect(Date.now() - restarted).toBeLessThan(recoveryBoundMs);
   }, 180_000);
 
@@ -175,7 +175,7 @@ describe("work in flight survives restarts (real npm start)", () => {
     const killed = Date.now();
     await new Promise((r) => setTimeout(r, 2_000));
     runner = await startRunner(runnerPort, origin.port);
-    await waitFor(async () => (await jobStatus(id)) === "completed", { timeoutMs: recoveryBoundMs, what: "the job to complete" });
+    await waitFor(async () => (await jobStatus(id)) === "completed", { timeoutMs: recoveryBoundMs, intervalMs: 100, what: "the job to complete" });
     expect(Date.now() - killed).toBeLessThan(recoveryBoundMs);
   }, 180_000);
 

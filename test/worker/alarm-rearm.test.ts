@@ -35,7 +35,7 @@ async function untilComplete(url: string, timeoutMs = 12_000) {
   return waitFor(async () => {
     const state = await objectState(url);
     return state.complete && state;
-  }, { timeoutMs, what: "every stage ended" });
+  }, { timeoutMs, intervalMs: 100, what: "every stage ended" });
 }
 
 describe("the alarm after runner work ends", () => {

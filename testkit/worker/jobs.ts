@@ -96,6 +96,6 @@ export async function settledDeliveries(resourceUrl: string, jobId: string, path
   const state = await waitFor(async () => {
     const delivery = await webhookDelivery(resourceUrl, jobId);
     return delivery?.settled ? delivery : undefined;
-  }, { timeoutMs, what: `job ${jobId}'s webhook delivery settled` });
+  }, { timeoutMs, intervalMs: 50, what: `job ${jobId}'s webhook delivery settled` });
   return { attempts: state.attempts, deliveries: await webhookDeliveries(path) };
 }
