@@ -69,7 +69,7 @@ async function main() {
     worker = await startWorker(port, { SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` }, persistDir);
     for (const [label, file] of classes) {
       const dir = file in factFixtures ? mediaDir : imagesDir;
-      const ref = ffprobeReference(dir, file);
+      const ref = await ffprobeReference(dir, file);
       const nonce = crypto.randomUUID().slice(0, 8);
       const url = `${origin.url}/media/${file}?n=${nonce}`;
       const response = await fetch(`http://127.0.0.1:${port}/api/v1/inspect?profile=fast`, {

@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { join } from "node:path";
 
 /** What ffprobe says about a fixture: the reference the service is scored against. */
@@ -16,19 +17,39 @@ interface Stream {
   nb_read_packets?: string; disposition?: { attached_pic?: number }; side_data_list?: { rotation?: number }[];
 }
 
+const execFileAsync = promisify(execFile);
+
+/** ffprobe's JSON about one file (asynchronous, so a set-up can probe several files at once). */
+export async function ffprobeJson(path: string, args: string[]): Promise<unknown> {
+  const { stdout } = await execFileAsync(process.env.FFPROBE_PATH ?? "ffprobe", ["-v", "quiet", "-of", "json", ...args, path],
+    { maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout);
+}
+
+/** Maps `items` with at most `limit` calls of `fn` at once, in order (ffprobe runs for a set-up's references). */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
 /** Runs ffprobe -of json (with packet counts, and the packet list's end for files that declare no duration). */
-export function ffprobeReference(dir: string, file: string): FfprobeReference {
-  const path = join(dir, file);
-  const run = (args: string[]) => JSON.parse(execFileSync(process.env.FFPROBE_PATH ?? "ffprobe",
-    ["-v", "quiet", "-of", "json", ...args, path], { maxBuffer: 64 * 1024 * 1024 }).toString("utf8"));
-  const probe = run(["-count_packets", "-show_format", "-show_streams"]) as { streams: Stream[]; format: { format_name: string; duration?: string } };
+export async function ffprobeReference(dir: string, file: string): Promise<FfprobeReference> {
+  const probe = await ffprobeJson(join(dir, file), ["-count_packets", "-show_format", "-show_streams"]) as { streams: Stream[]; format: { format_name: string; duration?: string } };
   const out: FfprobeReference = { file, formatName: probe.format.format_name };
   const declared = Number(probe.format.duration);
   // A format whose duration ffprobe only estimates from the bitrate (MP3 without Xing) or lacks (live WebM):
   // the packets are the truth.
   const estimated = probe.format.format_name === "mp3" || !Number.isFinite(declared);
   if (estimated) {
-    const packets = run(["-show_entries", "packet=pts_time,duration_time"]) as { packets: { pts_time?: string; duration_time?: string }[] };
+    const packets = await ffprobeJson(join(dir, file), ["-show_entries", "packet=pts_time,duration_time"]) as { packets: { pts_time?: string; duration_time?: string }[] };
     const end = Math.max(0, ...packets.packets.map((p) => Number(p.pts_time ?? 0) + Number(p.duration_time ?? 0)));
     if (end > 0) out.duration = end;
   } else out.duration = declared;

@@ -10,9 +10,13 @@ export type StageName = z.infer<typeof StageName>;
 export { MediaCategory, mediaCategories };
 
 /** Stages registered per media category (SPEC 2.6), derived from the registry: what "complete" means. */
-export const stagesByCategory: Readonly<Record<MediaCategory, readonly StageName[]>> = Object.fromEntries(
-  mediaCategories.map((category) => [category, stagesFor(category)]),
-) as unknown as Record<MediaCategory, readonly StageName[]>;
+export const stagesByCategory: Readonly<Record<MediaCategory, readonly StageName[]>> = {
+  image: stagesFor("image"),
+  video: stagesFor("video"),
+  audio: stagesFor("audio"),
+  embedded: stagesFor("embedded"),
+  webpage: stagesFor("webpage"),
+};
 
 export const StageState = z.enum(["pending", "done", "failed"]);
 export type StageState = z.infer<typeof StageState>;

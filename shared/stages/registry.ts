@@ -40,7 +40,8 @@ export const stageRegistry = [
 
 export type RegisteredStageName = (typeof stageRegistry)[number]["name"];
 
-export const stageNames = stageRegistry.map((s) => s.name) as unknown as readonly [RegisteredStageName, ...RegisteredStageName[]];
+/** The registry's names as the non-empty tuple z.enum takes. */
+export const stageNames: readonly [RegisteredStageName, ...RegisteredStageName[]] = [stageRegistry[0].name, ...stageRegistry.slice(1).map((s) => s.name)];
 
 const byName = new Map<string, StageDefinition<RegisteredStageName>>(stageRegistry.map((s) => [s.name, s]));
 

@@ -7,7 +7,8 @@ import { type BuildProfile, verdictFor, vendorBuild } from "../../shared/media/b
 import { codecsOf } from "../../shared/media/codec-string.ts";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { startService, type StartedService } from "../../testkit/start-service.ts";
-import { codecSamples, ensureCodecSamples } from "./support/codec-samples.ts";
+import { codecSamples, ensureCodecSamples } from "../../testkit/browser/codec-samples.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 // Every generated codec sample is inspected through the real `npm start`; then Debian's Chromium is asked what
 // it says for `playback.codecs` (canPlayType, MediaSource.isTypeSupported) and whether a <video>/<audio> element
@@ -59,13 +60,10 @@ describe("chrome verdicts agree with Chromium", () => {
 
   async function inspect(file: string): Promise<any> {
     const url = `${origin.url}/media/${file}`;
-    for (let i = 0; i < maxPolls; i++) {
-      const res = await fetch(`${service.base}/api/v1/inspect?url=${encodeURIComponent(url)}&profile=standard`);
-      const body: any = await res.json();
-      if (body.processing?.status === "complete" || body.processing?.status === "failed") return body;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    throw new Error(`inspection of ${file} did not finish`);
+    return waitFor(async () => {
+      const body: any = await (await fetch(`${service.base}/api/v1/inspect?url=${encodeURIComponent(url)}&profile=standard`)).json();
+      return (body.processing?.status === "complete" || body.processing?.status === "failed") && body;
+    }, { timeoutMs: maxPolls * 1000, intervalMs: 200, what: `the inspection of ${file} finished` });
   }
 
   async function ask(type: string, src: string, audio: boolean): Promise<BrowserAnswer> {

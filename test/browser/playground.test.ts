@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOembed } from "../support/fake-oembed.ts";
+import { startFakeOembed } from "../../testkit/fake-oembed.ts";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { ensurePlaygroundSamples } from "./support/samples.ts";
+import { ensurePlaygroundSamples } from "../../testkit/browser/samples.ts";
 import { startService, type StartedService } from "../../testkit/start-service.ts";
 
 // The playground at `/` in Debian's Chromium against the real `npm start` (wrangler dev + media runner), with

@@ -5,7 +5,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { startService, type StartedService } from "../../testkit/start-service.ts";
-import { ensureProvenanceFixtures } from "../support/provenance-fixtures.ts";
+import { ensureProvenanceFixtures } from "../../testkit/provenance-fixtures.ts";
 
 // The playground's "Provenance and rights" panel in Chromium, over the real `npm start`: a C2PA-signed image from the
 // C2PA SDK's own tests and a camera JPEG exiftool tagged.

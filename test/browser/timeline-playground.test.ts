@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { parseVtt } from "../support/vtt.ts";
-import { ensurePlaygroundSamples } from "./support/samples.ts";
+import { parseVtt } from "../../testkit/vtt.ts";
+import { ensurePlaygroundSamples } from "../../testkit/browser/samples.ts";
 import { startService, type StartedService } from "../../testkit/start-service.ts";
 
 // Issue 24 item 6 (part): the playground shows a storyboard as a hover scrubber under the video and the

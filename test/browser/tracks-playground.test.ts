@@ -5,7 +5,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { startService, type StartedService } from "../../testkit/start-service.ts";
-import { ensureTrackFixtures } from "../support/track-fixtures.ts";
+import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
 
 // The playground's tracks panel in Debian's Chromium against the real `npm start`: captions and audio-description
 // badges, the languages, the track table, chapter marks on a timeline that seek the player, and the lock with the

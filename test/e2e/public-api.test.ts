@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { allCommandLines, descendants, freePort, isAlive, startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const runnerToken = "e2e-runner-token-" + "x".repeat(24);
 const stackFrame = /\n?\s+at \S+ \(|\.(ts|js|mjs):\d+:\d+/;
@@ -46,14 +47,8 @@ const inspect = (body: unknown, query = "", headers: Record<string, string> = {}
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
 
-const logLineFor = async (requestId: string) => {
-  for (let i = 0; i < 40; i++) {
-    const line = service.jsonLines().find((l) => l.msg === "request" && l.requestId === requestId);
-    if (line) return line;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no log line for ${requestId}`);
-};
+const logLineFor = (requestId: string) =>
+  waitFor(() => service.jsonLines().find((l) => l.msg === "request" && l.requestId === requestId), { timeoutMs: 2_000, what: `a log line for ${requestId}` });
 
 describe("npm start: readiness, local defaults", () => {
   it("prints one readiness line with the API, docs and playground URLs, which answer", async () => {
@@ -175,7 +170,9 @@ describe("client errors: 4xx in the envelope, never 500, no stack trace in the l
   });
 
   it("none of these left a stack trace or a 500 in the service's output", async () => {
-    await new Promise((r) => setTimeout(r, 300));
+    // The service writes its lines in order: once a request made now is logged, every earlier line is in.
+    const marker = await fetch(`${service.base}/health`);
+    await logLineFor(marker.headers.get("x-request-id")!);
     const output = service.lines.join("\n");
     expect(output).not.toMatch(stackFrame);
     expect(service.jsonLines().filter((l) => l.msg === "request" && l.status >= 500)).toEqual([]);
@@ -236,12 +233,10 @@ describe("202, job, thumbnail caching, absolute URLs in HTML", () => {
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await logLineFor(response.headers.get("x-request-id")!)).jobId).toBe(body.job.id);
 
-    let job: any;
-    for (let i = 0; i < 120; i++) {
-      job = await (await fetch(location)).json();
-      if (job.job.status === "completed") break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const job: any = await waitFor(async () => {
+      const now: any = await (await fetch(location)).json();
+      return (now.job.status === "completed" || now.job.status === "failed") && now;
+    }, { timeoutMs: 30_000, intervalMs: 100, what: "the job finished" });
     expect(job.job.status).toBe("completed");
     const thumbnail = job.data.data.preview.thumbnail.url as string;
     expect(thumbnail).toMatch(/^\/api\/v1\/thumbnails\//);
@@ -299,12 +294,8 @@ describe("secrets and stopping", () => {
     expect(names.some((n) => n.includes("media-runner/src/server.ts"))).toBe(true);
     const code = await service.stop("SIGTERM");
     expect(code === 0 || code === null).toBe(true);
-    let left: number[] = [];
-    for (let i = 0; i < 40; i++) {
-      left = tree.filter(isAlive);
-      if (left.length === 0) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const left = await waitFor(() => tree.filter(isAlive).length === 0, { timeoutMs: 10_000, what: "every process gone" })
+      .then(() => [], () => tree.filter(isAlive));
     expect(left.map((pid) => allCommandLines().get(pid))).toEqual([]);
     expect(await fetch(`http://127.0.0.1:${service.runnerPort}/v1/health`).then(() => true, () => false)).toBe(false);
     expect(await fetch(service.base).then(() => true, () => false)).toBe(false);

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
 import { startService, type StartedService } from "../../testkit/start-service.ts";
-import { startSlowRunnerOrigin } from "../support/slow-runner-origin.ts";
+import { startSlowRunnerOrigin } from "../../testkit/slow-runner-origin.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 /** Runner reads are answered this late, so jobs are reliably in flight when a runner is killed. */
@@ -83,16 +84,14 @@ describe("two runners under npm start (RUNNER_INSTANCES=2)", () => {
     const readsBefore = origin.seen.runner;
     const pending = Promise.all(Array.from({ length: 6 }, (_, i) => inspectFull(`kill-${Date.now()}-${i}`)));
     // Kill runner-1 once the runners are reading (jobs in flight).
-    const until = Date.now() + 30_000;
-    while (origin.seen.runner < readsBefore + 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => origin.seen.runner >= readsBefore + 2, { timeoutMs: 30_000, what: "the runners reading" }).catch(() => undefined);
     process.kill(victim, "SIGKILL");
     const answers = await pending;
     for (const a of answers) {
       expect(a.status, JSON.stringify(a.body)).toBe(200);
       expect(a.body.data?.preview?.thumbnail?.url, JSON.stringify(a.body)).toBeTruthy();
     }
-    const restartedBy = Date.now() + 30_000;
-    while (runnerPids(service.lines).get("runner-1") === victim && Date.now() < restartedBy) await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => runnerPids(service.lines).get("runner-1") !== victim, { timeoutMs: 30_000, what: "runner-1 restarted" }).catch(() => undefined);
     expect(runnerPids(service.lines).get("runner-1")).not.toBe(victim);
   });
 });

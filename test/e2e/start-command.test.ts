@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { startService, type StartedService } from "../../testkit/start-service.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 // The README's own start command (`npm start` = scripts/start.mjs: wrangler dev + media runner), driven over
 // real HTTP as a user would, against a loopback origin. Then SIGTERM must stop everything it started.
@@ -60,12 +61,10 @@ describe("npm start (wrangler dev + media runner)", () => {
 
     const video = await inspect(`${origin.url}/media/video-moov-end.mp4?e2e=${nonce}`, "profile=standard");
     expect(video.status).toBe(202);
-    let job: any;
-    for (let i = 0; i < 120; i++) {
-      job = await (await fetch(`${base}/api/v1/job/${video.body.job.id}`)).json();
-      if (job.job.status === "completed") break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const job: any = await waitFor(async () => {
+      const now: any = await (await fetch(`${base}/api/v1/job/${video.body.job.id}`)).json();
+      return (now.job.status === "completed" || now.job.status === "failed") && now;
+    }, { timeoutMs: 30_000, intervalMs: 100, what: "the job finished" });
     expect(job.job.status).toBe("completed");
     expect(job.data.data.metadata.video.fps).toBe(25);
     expect(job.data.data.preview.thumbnail.dimensions).toBe("320x180");
@@ -78,7 +77,8 @@ describe("npm start (wrangler dev + media runner)", () => {
 
   it("stops the Worker and the runner on SIGTERM, leaving no process behind", async () => {
     expect(await service.stop("SIGTERM")).toBe(0);
-    await new Promise((r) => setTimeout(r, 500));
+    const gone = () => processesMentioning(`--port ${service.port}`).length === 0 && processesMentioning(`entry=127.0.0.1:${service.port}`).length === 0;
+    await waitFor(gone, { timeoutMs: 10_000, what: "the service's processes gone" }).catch(() => undefined);
     expect(processesMentioning(`--port ${service.port}`)).toEqual([]);
     expect(processesMentioning(`entry=127.0.0.1:${service.port}`)).toEqual([]);
     const runnerUp = await fetch(`http://127.0.0.1:${service.runnerPort}/v1/health`).then(() => true, () => false);

@@ -16,7 +16,8 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
 import { freePort } from "../../testkit/start-service.ts";
-import { startSlowRunnerOrigin } from "../support/slow-runner-origin.ts";
+import { startSlowRunnerOrigin } from "../../testkit/slow-runner-origin.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const token = "restart-test-token-0123456789";
@@ -58,11 +59,12 @@ async function startRunner(port: number, originPort: number): Promise<Proc> {
     env: { PATH: process.env.PATH ?? "", RUNNER_PORT: String(port), RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: token, SSRF_ALLOWLIST: `127.0.0.1:${originPort}` },
     stdio: ["pipe", "pipe", "pipe"],
   }));
-  const until = Date.now() + 60_000;
-  while (!proc.log.some((l) => /listening/i.test(l))) {
-    if (Date.now() > until || proc.child.exitCode !== null) throw new Error(`runner did not start:\n${proc.log.join("\n")}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(() => {
+    if (proc.child.exitCode !== null) throw new Error(`runner exited:\n${proc.log.join("\n")}`);
+    return proc.log.some((l) => /listening/i.test(l));
+  }, { timeoutMs: 60_000, what: "the runner listening" }).catch((error: Error) => {
+    throw new Error(`runner did not start (${error.message}):\n${proc.log.join("\n")}`);
+  });
   return proc;
 }
 
@@ -100,20 +102,13 @@ async function startWorker(port: number, runnerPort: number, originPort: number)
     },
     stdio: ["ignore", "pipe", "pipe"],
   }));
-  const until = Date.now() + 90_000;
-  for (;;) {
-    if (Date.now() > until || proc.child.exitCode !== null) throw new Error(`worker did not start:\n${proc.log.join("\n")}`);
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return proc;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(() => {
+    if (proc.child.exitCode !== null) throw new Error("exited");
+    return fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+  }, { timeoutMs: 90_000, intervalMs: 200, what: "the Worker's /health" }).catch((error: Error) => {
+    throw new Error(`worker did not start (${error.message}):\n${proc.log.join("\n")}`);
+  });
+  return proc;
 }
 
 describe("work in flight survives restarts (real npm start)", () => {
@@ -159,7 +154,7 @@ describe("work in flight survives restarts (real npm start)", () => {
   it("a Worker stopped with SIGTERM mid-job and started again completes the job with no new inspect call", async () => {
     const id = await startJob(`worker-restart-${Date.now()}`);
     const runnerCallsBefore = origin.seen.runner;
-    await waitFor(() => origin.seen.runner > runnerCallsBefore, 20_000, "the runner to start reading");
+    await waitFor(() => origin.seen.runner > runnerCallsBefore, { timeoutMs: 20_000, what: "the runner to start reading" });
     expect(await jobStatus(id)).toBe("active");
     await worker!.stop("SIGTERM");
     expect(worker!.child.exitCode !== null || worker!.child.signalCode !== null).toBe(true);
@@ -167,33 +162,33 @@ describe("work in flight survives restarts (real npm start)", () => {
     worker = await startWorker(port, runnerPort, origin.port);
     const restarted = Date.now();
     // No request at all for a while: only the object's own alarm can re-dispatch the work.
-    await waitFor(() => origin.seen.runner > runnerCallsAtStop + 1, recoveryBoundMs, "the work to be re-dispatched by the alarm");
-    await waitFor(async () => (await jobStatus(id)) === "completed", recoveryBoundMs, "the job to complete");
+    await waitFor(() => origin.seen.runner > runnerCallsAtStop + 1, { timeoutMs: recoveryBoundMs, what: "the work to be re-dispatched by the alarm" });
+    await waitFor(async () => (await jobStatus(id)) === "completed", { timeoutMs: recoveryBoundMs, intervalMs: 100, what: "the job to complete" });
     expect(Date.now() - restarted).toBeLessThan(recoveryBoundMs);
   }, 180_000);
 
   it("a runner killed with SIGKILL mid-job and started again completes the job", async () => {
     const id = await startJob(`runner-kill-${Date.now()}`);
     const before = origin.seen.runner;
-    await waitFor(() => origin.seen.runner > before, 20_000, "the runner to start reading");
+    await waitFor(() => origin.seen.runner > before, { timeoutMs: 20_000, what: "the runner to start reading" });
     await runner!.stop("SIGKILL");
     const killed = Date.now();
     await new Promise((r) => setTimeout(r, 2_000));
     runner = await startRunner(runnerPort, origin.port);
-    await waitFor(async () => (await jobStatus(id)) === "completed", recoveryBoundMs, "the job to complete");
+    await waitFor(async () => (await jobStatus(id)) === "completed", { timeoutMs: recoveryBoundMs, intervalMs: 100, what: "the job to complete" });
     expect(Date.now() - killed).toBeLessThan(recoveryBoundMs);
   }, 180_000);
 
   it("a webhook retry due while the Worker is down is delivered after the start", async () => {
     const id = await startJob(`webhook-restart-${Date.now()}`, receiver.url);
     // The first delivery fails (500): its retry is due about a second later, while the Worker is stopped.
-    await waitFor(() => receiver.deliveries.length >= 1, recoveryBoundMs, "the first webhook delivery");
+    await waitFor(() => receiver.deliveries.length >= 1, { timeoutMs: recoveryBoundMs, what: "the first webhook delivery" });
     await worker!.stop("SIGTERM");
     expect(receiver.deliveries.length).toBe(1);
     await new Promise((r) => setTimeout(r, 3_000));
     worker = await startWorker(port, runnerPort, origin.port);
     const restarted = Date.now();
-    await waitFor(() => receiver.deliveries.some((d) => d.status === 200), recoveryBoundMs, "the retried webhook delivery");
+    await waitFor(() => receiver.deliveries.some((d) => d.status === 200), { timeoutMs: recoveryBoundMs, what: "the retried webhook delivery" });
     expect(Date.now() - restarted).toBeLessThan(recoveryBoundMs);
     // One event: the retry carries the same webhook-id, and nothing is delivered twice.
     await new Promise((r) => setTimeout(r, 2_000));

@@ -1,8 +1,9 @@
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerErrorBody, RunnerHealth } from "../../shared/shapes/runner.ts";
-import { processRequest, testApp, testToken } from "./support/harness.ts";
+import { processRequest, testApp, testToken } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: LoopbackOrigin;
@@ -84,8 +85,10 @@ describe("concurrency limit", () => {
     try {
       const first = processRequest(app, body());
       const second = processRequest(app, body());
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const health = RunnerHealth.parse((await app.inject({ method: "GET", url: "/v1/health" })).json());
+      const health = await waitFor(async () => {
+        const now = RunnerHealth.parse((await app.inject({ method: "GET", url: "/v1/health" })).json());
+        return now.active + now.queued === 2 && now;
+      }, { what: "both jobs admitted" });
       expect([health.active, health.queued]).toEqual([1, 1]);
       const third = await processRequest(app, body());
       expect(third.statusCode).toBe(503);

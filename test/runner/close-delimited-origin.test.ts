@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, runnerHealthPath } from "../../shared/shapes/runner.ts";
-import { processRequest, testApp } from "./support/harness.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "close-delimited-"));
 let server: Server;

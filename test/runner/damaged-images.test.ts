@@ -1,6 +1,6 @@
 // Pictures a decoder reads although they are damaged or laid out unusually: junk before the header, segment
 // lengths past their segment, cut scans and chunks, bottom-up and 16-bit TGA, tiled and planar TIFF, RGBA PSD,
-// PFM. Each file is made at set-up (test/support/longtail-image-fixtures.ts) and served by a loopback origin;
+// PFM. Each file is made at set-up (testkit/longtail-image-fixtures.ts) and served by a loopback origin;
 // the runner must answer a thumbnail, and where the picture is the scene, one that shows it.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,9 +8,9 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { embeddedPictureOffset, fallbackDecoders } from "../../media-runner/src/media/image-fallback.ts";
 import { decoderOf } from "../../media-runner/src/media/image-decode.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
-import { scene } from "../support/image-format-fixtures.ts";
-import { ensureLongtailFixtures, longtailFixtures } from "../support/longtail-image-fixtures.ts";
-import { processRequest, sharp, testApp } from "./support/harness.ts";
+import { scene } from "../../testkit/image-format-fixtures.ts";
+import { ensureLongtailFixtures, longtailFixtures } from "../../testkit/longtail-image-fixtures.ts";
+import { processRequest, sharp, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { readFileSync } from "node:fs";
 

@@ -23,7 +23,7 @@ import { probe } from "../../media-runner/src/media/ffprobe.ts";
 import { extractFrame } from "../../media-runner/src/media/frame.ts";
 import { limitedCommand, runProcess } from "../../media-runner/src/media/run-process.ts";
 import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/shapes/runner.ts";
-import { testToken } from "./support/harness.ts";
+import { testToken } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const fixtures = inject("runnerFixturesDir");

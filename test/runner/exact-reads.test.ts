@@ -16,8 +16,8 @@ import { moovEndFromHead, selectKeyframes } from "../../media-runner/src/media/m
 import { prefetchKeyframe, readMoov } from "../../media-runner/src/media/mp4-source.ts";
 import { RunnerResponse, type RunnerHead } from "../../shared/shapes/runner.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { processRequest, testApp, testConfig } from "./support/harness.ts";
-import { bigFaststart, makeBigFaststart } from "./support/fixtures.ts";
+import { processRequest, testApp, testConfig } from "../../testkit/runner/harness.ts";
+import { bigFaststart, makeBigFaststart } from "../../testkit/runner/fixtures.ts";
 
 const dir = inject("runnerFixturesDir");
 const B = defaultSourceLimits.blockBytes;

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureHeaderFixtures } from "../support/header-fixtures.ts";
+import { ensureHeaderFixtures } from "../../testkit/header-fixtures.ts";
 import { audioStream, toAudioMetadata, toVideoMetadata, videoStream } from "../../media-runner/src/media/metadata.ts";
 import type { FfprobeOutput } from "../../media-runner/src/media/ffprobe.ts";
 

@@ -1,14 +1,18 @@
 // Issue 20 items 7 and 8: one origin's jobs cannot hold every runner slot or the whole queue. Unit cases drive
 // FairScheduler with jobs the test releases by hand (start order is the property, not timing); the last case
 // runs the real app: jobs whose origin stalls do not delay another origin's job until their deadlines.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { inject } from "vitest";
 import { FairScheduler, type FairOptions } from "../../media-runner/src/http/fair-scheduler.ts";
 import { isRunnerError } from "../../media-runner/src/errors.ts";
 import { lentEngineNice } from "../../media-runner/src/media/engine-priority.ts";
 import { runProcess } from "../../media-runner/src/media/run-process.ts";
-import { processRequest, testApp } from "./support/harness.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 // Cases that test the order of starts, lending or queue shares turn preemption off (preemptFlowJobs: 0): with it, a
 // new origin would take a crowded origin's slot at once (the last cases of the file).
@@ -56,23 +60,31 @@ describe("FairScheduler", () => {
   });
 
   it("a job running past lendAfterMs lends its slot, within maxRunning and the origin's share", async () => {
-    const { scheduler, started, submit, finish } = harness({ lendAfterMs: 30, maxRunning: 2, preemptFlowJobs: 0 });
-    const a = [submit("http://a", "a1"), submit("http://a", "a2")];
-    const b = submit("http://b", "b1");
-    const c = submit("http://c", "c1");
-    expect(started).toEqual(["a1"]);
-    await new Promise((r) => setTimeout(r, 80));
-    // a1 still runs (its origin is slow) but no longer holds the slot: b1 started; a2 waits (a's share is 1),
-    // and c1 waits too although b1 lent its slot as well: two jobs under way is maxRunning.
-    expect(started).toEqual(["a1", "b1"]);
-    expect([scheduler.active, scheduler.queued]).toEqual([2, 2]);
-    // b1 lends its slot lendAfterMs after it started (about 30 ms after a1 lent): give that timer room on a loaded
-    // machine before a1 ends, or c1 would find the slot still held.
-    await new Promise((r) => setTimeout(r, 120));
-    await finish("a1");
-    expect(started).toEqual(["a1", "b1", "c1"]);
-    for (const n of ["b1", "c1", "a2"]) await finish(n);
-    await Promise.all([...a, b, c]);
+    // The lend timers are the scheduler's only clock: fake timers step them exactly, whatever the machine's load.
+    vi.useFakeTimers();
+    try {
+      const { scheduler, started, submit, finish } = harness({ lendAfterMs: 30, maxRunning: 2, preemptFlowJobs: 0 });
+      const a = [submit("http://a", "a1"), submit("http://a", "a2")];
+      const b = submit("http://b", "b1");
+      const c = submit("http://c", "c1");
+      expect(started).toEqual(["a1"]);
+      await vi.advanceTimersByTimeAsync(29);
+      expect(started).toEqual(["a1"]);
+      await vi.advanceTimersByTimeAsync(1);
+      // a1 still runs (its origin is slow) but no longer holds the slot: b1 started; a2 waits (a's share is 1),
+      // and c1 waits too although b1 lent its slot as well: two jobs under way is maxRunning.
+      expect(started).toEqual(["a1", "b1"]);
+      expect([scheduler.active, scheduler.queued]).toEqual([2, 2]);
+      // b1 lends its slot lendAfterMs after it started; c1 still waits for maxRunning, then takes a1's place.
+      await vi.advanceTimersByTimeAsync(30);
+      expect(started).toEqual(["a1", "b1"]);
+      await finish("a1");
+      expect(started).toEqual(["a1", "b1", "c1"]);
+      for (const n of ["b1", "c1", "a2"]) await finish(n);
+      await Promise.all([...a, b, c]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("one origin fills at most its share of the queue; others are still admitted", async () => {
@@ -124,9 +136,11 @@ describe("the runner under stalling origins", () => {
       RUNNER_SLOT_LEND_MS: "300",
     });
     try {
+      const before = stalling.stats.requests.length;
       const stalled = Array.from({ length: 2 }, (_, i) =>
         processRequest(app, { url: `${stalling.url}/stall/tone.mp3?n=${i}`, category: "audio", stages: ["metadata"] }));
-      await new Promise((r) => setTimeout(r, 100));
+      // The first stalled job holds the one slot once its request reaches the origin.
+      await waitFor(() => stalling.stats.requests.length > before, { what: "a stalled job at the origin" });
       const started = performance.now();
       const res = await processRequest(app, { url: `${good.url}/files/tone.mp3`, category: "audio", stages: ["metadata"] });
       const ms = performance.now() - started;
@@ -142,9 +156,10 @@ describe("the runner under stalling origins", () => {
 });
 
 describe("an origin's jobs share the CPU as one", () => {
-  // The engine reports its own nice value (field 19 of /proc/self/stat) after `waitMs`.
-  const engineNice = (waitMs: number) =>
-    runProcess("sh", ["-c", `sleep ${waitMs / 1000}; cut -d' ' -f19 /proc/$$/stat`], { timeoutMs: 5_000, maxStdoutBytes: 64 })
+  // The engine reports its own nice value (field 19 of /proc/self/stat) after `waitMs`; given `startedMarker`, it
+  // first creates that file, so a test can wait until the engine runs.
+  const engineNice = (waitMs: number, startedMarker?: string) =>
+    runProcess("sh", ["-c", `${startedMarker ? `: > '${startedMarker}'; ` : ""}sleep ${waitMs / 1000}; cut -d' ' -f19 /proc/$$/stat`], { timeoutMs: 5_000, maxStdoutBytes: 64 })
       .then(({ stdout }) => Number(stdout.toString().trim()));
 
   it("runs an origin's oldest job's engines at the runner's priority and its other jobs' in the background", async () => {
@@ -238,9 +253,10 @@ describe("an origin's jobs share the CPU as one", () => {
   it("a crowded origin's engines, running and new, yield to a light origin's job while it runs", async () => {
     const scheduler = new FairScheduler({ ...base, concurrency: 2, perFlowRunning: 2 });
     // a1 is a's oldest job, so its engine starts in the foreground; a2 makes a crowded.
-    const a1 = scheduler.run("http://crowded.test", async () => [await engineNice(600), await engineNice(0)]);
-    const a2 = scheduler.run("http://crowded.test", () => engineNice(1_000));
-    await new Promise((r) => setTimeout(r, 150));
+    const markers = mkdtempSync(join(tmpdir(), "engine-started-"));
+    const a1 = scheduler.run("http://crowded.test", async () => [await engineNice(600, join(markers, "a1")), await engineNice(0)]);
+    const a2 = scheduler.run("http://crowded.test", () => engineNice(1_000, join(markers, "a2")));
+    await waitFor(() => existsSync(join(markers, "a1")) && existsSync(join(markers, "a2")), { what: "a1's and a2's engines running" });
     // b1 is its origin's only job: a1's running engine goes to the background, and so does the one it starts
     // next while b1 still runs; a2, whose slot b1 took, too.
     const b1 = scheduler.run("http://light.test", () => engineNice(1_200));
@@ -248,5 +264,6 @@ describe("an origin's jobs share the CPU as one", () => {
     // With no light origin's job under way, the crowded origin's oldest job is back in the foreground.
     const [again] = await Promise.all([scheduler.run("http://crowded.test", () => engineNice(0)), scheduler.run("http://crowded.test", () => engineNice(0))]);
     expect(again).toBe(0);
+    rmSync(markers, { recursive: true, force: true });
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
-import { processRequest, startAppWithOrigin } from "./support/harness.ts";
+import { processRequest, startAppWithOrigin } from "../../testkit/runner/harness.ts";
 import type { LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 let origin: LoopbackOrigin;

@@ -3,7 +3,7 @@
  * loopback Range-capable origin serving them, handed to tests with inject("runnerOriginUrl").
  */
 import type { TestProject } from "vitest/node";
-import { generateFixtures } from "./support/fixtures.ts";
+import { generateFixtures } from "../../testkit/runner/fixtures.ts";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 declare module "vitest" {

@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, type RunnerHead } from "../../shared/shapes/runner.ts";
-import { processRequest, testApp } from "./support/harness.ts";
-import { bigFaststart, makeBigFaststart } from "./support/fixtures.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
+import { bigFaststart, makeBigFaststart } from "../../testkit/runner/fixtures.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: LoopbackOrigin;
@@ -123,7 +124,7 @@ describe("a faststart MP4 with Range", () => {
     expect(result.metadata?.video?.width).toBe(1280);
     expect(result.thumbnail?.width).toBe(320);
     // Let connections the engines dropped finish counting.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(() => origin.stats.inFlight === 0, { what: "the origin's requests closed" });
     expect(origin.stats.bytes).toBeLessThan(0.25 * size);
     expect(result.bytesFetched).toBe(origin.stats.bytes);
   });

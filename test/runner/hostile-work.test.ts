@@ -17,7 +17,7 @@ import { RunnerError } from "../../media-runner/src/errors.ts";
 import { inspectionEngineSecondsBudget } from "../../shared/limits.ts";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { gridHeic, keyframeVideo, lyingIspe, makeHeic, silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
-import { processRequest, testApp } from "./support/harness.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "hostile");

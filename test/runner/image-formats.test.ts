@@ -1,13 +1,13 @@
 // Issue 23 item 2: a thumbnail, blurhash and palette for every image a decoder on the runner reads. Each class
-// is made at set-up (test/support/image-format-fixtures.ts) and served by a loopback origin; the thumbnail is
+// is made at set-up (testkit/image-format-fixtures.ts) and served by a loopback origin; the thumbnail is
 // decoded back and must show the scene (left red, right blue), so a grey or empty decode fails.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { shrinkOnLoadPixels } from "../../media-runner/src/media/limits.ts";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
-import { ensureFormatFixtures, formatFixtures, hugeWebp, scene } from "../support/image-format-fixtures.ts";
-import { processRequest, sharp, testApp } from "./support/harness.ts";
+import { ensureFormatFixtures, formatFixtures, hugeWebp, scene } from "../../testkit/image-format-fixtures.ts";
+import { processRequest, sharp, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 let origin: LoopbackOrigin;

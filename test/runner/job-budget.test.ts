@@ -11,7 +11,7 @@ import { inspectionOriginRequestBudget } from "../../shared/limits.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
-import { processRequest, testApp } from "./support/harness.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 
 const streamsDir = join(import.meta.dirname, "..", ".fixtures", "streams");
 const budgetDir = join(import.meta.dirname, "..", ".fixtures", "budget-streams");

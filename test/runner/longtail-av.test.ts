@@ -1,12 +1,12 @@
 // Segments and animations the runner previews: an MPEG-TS whose clock rolls over 2^33, one cut before its first
 // keyframe, an FLC animation (ffmpeg's flic demuxer), and an fMP4 initialization segment, whose tracks read and
-// whose frame does not exist. Files from test/support/longtail-av-fixtures.ts on a loopback origin.
+// whose frame does not exist. Files from testkit/longtail-av-fixtures.ts on a loopback origin.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
-import { ensureLongtailAvFixtures } from "../support/longtail-av-fixtures.ts";
-import { processRequest, testApp } from "./support/harness.ts";
+import { ensureLongtailAvFixtures } from "../../testkit/longtail-av-fixtures.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 let origin: LoopbackOrigin;

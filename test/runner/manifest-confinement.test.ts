@@ -21,8 +21,8 @@ import { hlsInputArgs } from "../../media-runner/src/proxy/hls-input-args.ts";
 import { RangeProxy } from "../../media-runner/src/proxy/range-proxy.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
-import { processRequest, testApp } from "./support/harness.ts";
-import { startTrap, type Trap } from "./support/trap.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
+import { startTrap, type Trap } from "../../testkit/runner/trap.ts";
 
 const fixtures = join(import.meta.dirname, "..", ".fixtures", "streams");
 const runnerAgent = "media-inspect-runner/1";

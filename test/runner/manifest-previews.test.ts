@@ -5,7 +5,7 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
-import { decodeThumbnail, processRequest, testApp } from "./support/harness.ts";
+import { decodeThumbnail, processRequest, testApp } from "../../testkit/runner/harness.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "streams");
 let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;

@@ -17,7 +17,7 @@ import { RangeProxy } from "../../media-runner/src/proxy/range-proxy.ts";
 import { RunnerError } from "../../media-runner/src/errors.ts";
 import { startConnectionTrap, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { generateStreamFixtures, streams, streamSeconds } from "../../testkit/stream-fixtures.ts";
-import { testConfig } from "./support/harness.ts";
+import { testConfig } from "../../testkit/runner/harness.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "streams");
 const hostile = join(dir, "hostile");

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerResponse, RunnerErrorBody } from "../../shared/shapes/runner.ts";
-import { decodeThumbnail, ffprobeFile, processRequest, testApp } from "./support/harness.ts";
+import { decodeThumbnail, ffprobeFile, processRequest, testApp } from "../../testkit/runner/harness.ts";
 
 const origin = inject("runnerOriginUrl");
 const dir = inject("runnerFixturesDir");

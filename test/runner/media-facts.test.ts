@@ -7,7 +7,7 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse, type RunnerRequestInput } from "../../shared/shapes/runner.ts";
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
 import { ffprobeReference } from "../../testkit/ffprobe-reference.ts";
-import { decodeThumbnail, processRequest, testApp } from "./support/harness.ts";
+import { decodeThumbnail, processRequest, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = ensureMediaFixtures(join(import.meta.dirname, "..", ".fixtures", "media"));
@@ -31,7 +31,7 @@ async function processOk(file: string, category: RunnerRequestInput["category"])
 
 describe("video facts from ffprobe", () => {
   it.each(["rotated-90.mp4", "rotated-90.mov"])("%s: displayed size and rotation from the display matrix", async (file) => {
-    const ref = ffprobeReference(dir, file);
+    const ref = await ffprobeReference(dir, file);
     const { metadata, thumbnail } = await processOk(file, "video");
     expect(metadata?.video).toMatchObject({ width: 240, height: 320, rotation: 90, codec: "h264", profile: "Constrained Baseline", pixelFormat: "yuv420p", hdr: "sdr" });
     expect([metadata?.video?.width, metadata?.video?.height]).toEqual([ref.video!.width, ref.video!.height]);
@@ -56,7 +56,7 @@ describe("audio facts from ffprobe", () => {
     const { metadata } = await processOk(file, "audio");
     expect(metadata?.audio).toMatchObject(expected);
     if (!("bitDepth" in expected)) expect(metadata?.audio?.bitDepth).toBeUndefined(); // lossy codecs have none
-    const ref = ffprobeReference(dir, file);
+    const ref = await ffprobeReference(dir, file);
     expect(Math.abs(metadata!.audio!.duration!.seconds - ref.duration!) / ref.duration!).toBeLessThanOrEqual(0.02);
   });
 });
@@ -74,7 +74,7 @@ describe("images sharp cannot decode get metadata and previews through ffmpeg", 
   });
 
   it("animated GIF: frames, one play's duration and loop from sharp", async () => {
-    const ref = ffprobeReference(dir, "animated.gif");
+    const ref = await ffprobeReference(dir, "animated.gif");
     const { metadata } = await processOk("animated.gif", "image");
     expect(metadata?.image).toMatchObject({ width: 96, height: 64, frames: ref.video!.frames, loop: 0 });
     expect(metadata?.image?.duration?.seconds).toBeCloseTo(ref.duration!, 1);

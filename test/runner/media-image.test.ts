@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
-import { decodeThumbnail, processRequest, startAppWithOrigin, testApp } from "./support/harness.ts";
+import { decodeThumbnail, processRequest, startAppWithOrigin, testApp } from "../../testkit/runner/harness.ts";
 import type { LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = inject("runnerFixturesDir");

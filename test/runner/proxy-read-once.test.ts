@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
-import { processRequest, startAppWithOrigin } from "./support/harness.ts";
+import { processRequest, startAppWithOrigin } from "../../testkit/runner/harness.ts";
 import type { LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = inject("runnerFixturesDir");

@@ -5,7 +5,7 @@ import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { parseRange } from "../../media-runner/src/proxy/range-header.ts";
-import { processRequest, startAppWithOrigin } from "./support/harness.ts";
+import { processRequest, startAppWithOrigin } from "../../testkit/runner/harness.ts";
 import type { LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = inject("runnerFixturesDir");

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type RunnerApp } from "../../media-runner/src/app.ts";
 import { findBinaries } from "../../media-runner/src/media/binaries.ts";
-import { testConfig, testToken } from "./support/harness.ts";
+import { testConfig, testToken } from "../../testkit/runner/harness.ts";
 
 const lines: Record<string, unknown>[] = [];
 let app: RunnerApp;

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { RunnerHealth } from "../../shared/shapes/runner.ts";
-import { testToken } from "./support/harness.ts";
+import { testToken } from "../../testkit/runner/harness.ts";
 
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;
 

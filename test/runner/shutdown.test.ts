@@ -7,8 +7,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { describe, expect, inject, it } from "vitest";
-import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
-import { testToken } from "./support/harness.ts";
+import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/shapes/runner.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
+import { testToken } from "../../testkit/runner/harness.ts";
 
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;
 const origin = inject("runnerOriginUrl");
@@ -44,6 +45,10 @@ function addressLine(child: ChildProcess, lines: string[] = []): Promise<string>
   });
 }
 
+async function health(runner: string) {
+  return RunnerHealth.parse(await (await fetch(`${runner}/v1/health`)).json());
+}
+
 function job(runner: string, path: string, category: "image" | "video") {
   const started = Date.now();
   return fetch(`${runner}/v1/process`, {
@@ -63,9 +68,9 @@ describe("runner graceful shutdown", () => {
     // Two slots: one job that finishes 1.5 s in, one that never gets its bytes; a third waits for a slot.
     const finishing = job(runner, "/slow/1500/h264-aac-faststart.mp4", "video");
     const stalled = job(runner, "/stall/long-moov-end.mp4", "video");
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor(async () => (await health(runner)).active === 2, { what: "both slots busy" });
     const queued = job(runner, "/files/h264-aac-faststart.mp4", "video");
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(async () => (await health(runner)).queued === 1, { what: "the third job queued" });
 
     const signalledAt = Date.now();
     child.kill("SIGTERM");

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import type { Resolver } from "../../media-runner/src/fetch/resolver.ts";
-import { processRequest, testApp, testToken } from "./support/harness.ts";
+import { processRequest, testApp, testToken } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { startTrap, type Trap } from "./support/trap.ts";
+import { startTrap, type Trap } from "../../testkit/runner/trap.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: LoopbackOrigin;

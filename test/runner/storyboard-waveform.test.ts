@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { storyboardVtt } from "../../shared/media/storyboard-plan.ts";
 import { RunnerResponse, type RunnerStoryboard } from "../../shared/shapes/runner.ts";
-import { processRequest, sharp, testApp } from "./support/harness.ts";
+import { processRequest, sharp, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { parseVtt } from "../support/vtt.ts";
+import { parseVtt } from "../../testkit/vtt.ts";
 import { withQuarterTurn } from "../../testkit/media-fixtures.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "storyboard");

@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureTrackFixtures } from "../support/track-fixtures.ts";
+import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
 import { probeDetails, toTracks, withDetails } from "../../media-runner/src/media/tracks.ts";
 import type { FfprobeOutput } from "../../media-runner/src/media/ffprobe.ts";
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { AudioWaveform } from "../../shared/shapes/media-data.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
-import { processRequest, testApp } from "./support/harness.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "waveform-format");

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureHeaderFixtures } from "../support/header-fixtures.ts";
+import { ensureHeaderFixtures } from "../../testkit/header-fixtures.ts";
 import { RangeByteSource } from "../../worker/bytes/byte-source.ts";
 import type { FetchPolicy } from "../../worker/fetch/index.ts";
 import { sniffMime } from "../../worker/probe/sniff-mime.ts";

@@ -10,7 +10,7 @@ import { readMpegTsStreams } from "../../worker/probe/mpegts-streams.ts";
 import { sniffMime } from "../../worker/probe/sniff-mime.ts";
 import { readEdgeMediaFacts } from "../../worker/probe/edge-media-facts.ts";
 import type { RangeByteSource } from "../../worker/bytes/byte-source.ts";
-import { ensureFormatFixtures, formatFixtures } from "../support/image-format-fixtures.ts";
+import { ensureFormatFixtures, formatFixtures } from "../../testkit/image-format-fixtures.ts";
 
 let dir: string;
 beforeAll(() => {

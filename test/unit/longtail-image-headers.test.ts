@@ -1,6 +1,6 @@
 // Header readers `fast` uses for the pictures the runner decodes through ffmpeg (DDS, TGA, PSD, PFM, ICNS) and for
 // damaged JPEG/PNG files decoders still read (junk before the header, a segment length past its segment). Files
-// are made with ImageMagick, ffmpeg and exiftool (test/support/longtail-image-fixtures.ts) or written here from
+// are made with ImageMagick, ffmpeg and exiftool (testkit/longtail-image-fixtures.ts) or written here from
 // their published layouts; then every reader runs on seeded corruptions and hostile layouts: no throw, bounded.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { readImageHeader, imageMetadataOf } from "../../worker/enrich/image/head
 import { ddsColorFacts, icnsColorFacts, pnmColorFacts, psdColorFacts, tgaColorFacts } from "../../worker/enrich/image/header/texture-facts.ts";
 import { pictureAfterJunk, tolerantJpegHeader } from "../../worker/enrich/image/header/damaged-headers.ts";
 import { jpegGainMap } from "../../shared/media/gain-map.ts";
-import { ensureLongtailFixtures, longtailFixtures } from "../support/longtail-image-fixtures.ts";
+import { ensureLongtailFixtures, longtailFixtures } from "../../testkit/longtail-image-fixtures.ts";
 import { corrupt } from "../../testkit/reliability/fuzz.ts";
 
 const dir = join(tmpdir(), "media-inspect-longtail-headers");

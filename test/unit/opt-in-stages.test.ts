@@ -10,7 +10,7 @@ import { storyboardPlan, storyboardTileHeight, storyboardVtt } from "../../share
 import { createRecord } from "../../worker/record/create-record.ts";
 import { applyRunnerOutcome } from "../../worker/record/runner-results.ts";
 import { finishStage, pendingStages, registerOptIn, reviseCategory } from "../../worker/record/stage-state.ts";
-import { parseVtt } from "../support/vtt.ts";
+import { parseVtt } from "../../testkit/vtt.ts";
 
 function recordOf(category: "video" | "audio"): ResourceRecord {
   const mime = category === "video" ? "video/mp4" : "audio/mp4";

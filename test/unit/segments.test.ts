@@ -9,7 +9,7 @@ import { isMediaSegment, isWebmMediaSegment } from "../../worker/probe/fmp4-segm
 import { isFlic, readFlic } from "../../worker/probe/flic-header.ts";
 import { isInitSegment } from "../../media-runner/src/media/init-segment.ts";
 import { sniffMime } from "../../worker/probe/sniff-mime.ts";
-import { ensureLongtailAvFixtures } from "../support/longtail-av-fixtures.ts";
+import { ensureLongtailAvFixtures } from "../../testkit/longtail-av-fixtures.ts";
 import { corrupt } from "../../testkit/reliability/fuzz.ts";
 
 const dir = join(tmpdir(), "media-inspect-segments");

@@ -14,7 +14,7 @@ import { matroskaChapters } from "../../worker/probe/matroska-extras.ts";
 import { ceaCaptions } from "../../worker/probe/cea-captions.ts";
 import { bcp47Language } from "../../shared/media/languages.ts";
 import { maxListedChapters } from "../../shared/shapes/tracks.ts";
-import { ensureTrackFixtures, playready, pssh, widevine, withMoovBoxes } from "../support/track-fixtures.ts";
+import { ensureTrackFixtures, playready, pssh, widevine, withMoovBoxes } from "../../testkit/track-fixtures.ts";
 
 const dir = join(tmpdir(), "media-inspect-track-fixtures");
 const ffprobeBin = process.env.FFPROBE_PATH ?? "ffprobe";

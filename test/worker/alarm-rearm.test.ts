@@ -8,7 +8,8 @@ import { ResourceRecord } from "../../shared/schemas/record.ts";
 import { normalizeUrl } from "../../worker/record/target-url.ts";
 import { RecordStore } from "../../worker/object/record-store.ts";
 import { isComplete } from "../../worker/record/stage-state.ts";
-import { inspect, media } from "./helpers.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const resources = (env as unknown as { RESOURCE: DurableObjectNamespace }).RESOURCE;
 const objectFor = (url: string) => resources.get(resources.idFromName(normalizeUrl(new URL(url))));
@@ -31,12 +32,10 @@ function objectState(url: string) {
 }
 
 async function untilComplete(url: string, timeoutMs = 12_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  return waitFor(async () => {
     const state = await objectState(url);
-    if (state.complete || Date.now() > deadline) return state;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    return state.complete && state;
+  }, { timeoutMs, intervalMs: 100, what: "every stage ended" });
 }
 
 describe("the alarm after runner work ends", () => {

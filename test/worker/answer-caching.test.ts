@@ -3,7 +3,7 @@
 // consistent with responseSource; GET with If-None-Match gets 304; partial answers and 202s are never stored.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inspect, media } from "./helpers.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
 import { freshnessOf } from "../../worker/http/answer-caching.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 

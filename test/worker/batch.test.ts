@@ -1,7 +1,7 @@
 // Issue 25 item 4: POST /api/v1/inspect/batch answers one envelope (or error envelope) per URL, in order.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { media, origin } from "./helpers.ts";
+import { media, origin } from "../../testkit/worker/helpers.ts";
 
 async function batch(body: unknown, query = "") {
   const response = await SELF.fetch(`http://service/api/v1/inspect/batch${query ? `?${query}` : ""}`, {

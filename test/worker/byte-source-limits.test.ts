@@ -7,7 +7,7 @@ import { ApiError } from "../../worker/errors/api-error.ts";
 import { fetchPolicy } from "../../worker/fetch/policy.ts";
 import { maxProbeExtraRequests } from "../../worker/config/limits.ts";
 import { RangeByteSource } from "../../worker/bytes/byte-source.ts";
-import { media, origin, originStats } from "./helpers.ts";
+import { media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 async function requestsFor(url: string): Promise<number> {
   const n = new URL(url).searchParams.get("n")!;

@@ -2,7 +2,7 @@
 // share one probe (counted at the loopback origin), and `processing` does not depend on profile or fields.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 const probeHeadBytes = 16 * 1024;
 const concurrentCallers = 50;

@@ -5,7 +5,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 const app = createApp();
 

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
 import { clientAddressOf } from "../../worker/http/client-identity.ts";
 import { idempotencySlot } from "../../worker/http/idempotency.ts";
-import { firstSeen, runnerClients, sleep } from "../support/worker-jobs.ts";
-import { media } from "./helpers.ts";
+import { firstSeen, runnerClients, sleep } from "../../testkit/worker/jobs.ts";
+import { media } from "../../testkit/worker/helpers.ts";
 
 const app = createApp();
 type Settings = Record<string, string | undefined>;

@@ -1,12 +1,12 @@
 // Issue 23 item 5: every container class `fast` reads from its header (MPEG-PS, AMR, AVI, FLV, ADTS, AC-3, E-AC-3,
 // RF64, fragmented MP4 with and without mehd, MPEG-TS, JPEG 2000, netpbm), made at set-up
-// (test/support/container-fixtures.ts) and served by the loopback origin. For each: the category in fast and full,
+// (testkit/container-fixtures.ts) and served by the loopback origin. For each: the category in fast and full,
 // fast's duration, fps, dimensions and sample rate equal to full's and to ffprobe's own reading (computed in
 // global-setup), and metadata.sources naming the evidence. When the edge completes a metadata stage from the
 // header, full keeps that result (the runner does the previews), so full's facts and sources are fast's.
 import { describe, expect, inject, it } from "vitest";
-import { containerFixtures, type ContainerFixture } from "../support/container-fixtures.ts";
-import { inspect, media } from "./helpers.ts";
+import { containerFixtures, type ContainerFixture } from "../../testkit/container-fixtures.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
 
 const reference = inject("containerFacts");
 

@@ -3,7 +3,7 @@
  * already read, so the runner never asks the origin for them again.
  */
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 async function requestsFor(url: string) {
   const nonce = new URL(url).searchParams.get("n")!;

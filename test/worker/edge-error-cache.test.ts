@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
 import { cachedAnswer, dropCachedRecord, forgetInIsolate, storeError } from "../../worker/service/edge-cache.ts";
 import { RecordStore } from "../../worker/object/record-store.ts";
-import { inspect, origin, originStats } from "./helpers.ts";
+import { inspect, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 const errorTtlSeconds = 60; // the shipped ERROR_TTL_SECONDS default, applied to one object at a time below
 

@@ -2,7 +2,7 @@
 // rule 4) of direct media and of web pages, and the framing policy read from the origin's own headers
 // (X-Frame-Options, CSP frame-ancestors). The loopback origin adds those headers on /media with ?xfo= / ?csp=.
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin } from "./helpers.ts";
+import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
 
 const embedKeys = ["data", "profile", "success"];
 

@@ -8,8 +8,10 @@ import worker from "../../worker/index.ts";
 import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import { InspectResponse } from "../../shared/schemas/inspect.ts";
-import { inspect, media, origin } from "./helpers.ts";
-import { getJob, pollJob, runnerCalls, sleep } from "../support/worker-jobs.ts";
+import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
+import { getJob, pollJob, runnerCalls } from "../../testkit/worker/jobs.ts";
+import { runnerWorkSettled } from "../../testkit/worker/object-state.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 /** The Worker's own queue handler, called as the runtime would (batch, env, ctx). */
 const consumer = worker as ExportedHandler<Env>;
@@ -204,7 +206,8 @@ describe("runner faults", { timeout: 30_000 }, () => {
     expect(final.data.data.preview ?? {}).toEqual({});
     // RUNNER_MAX_ATTEMPTS=3 in the test bindings: three calls, then the stages fail, no more retries.
     expect(await runnerCalls(url)).toBe(3);
-    await sleep(2500);
+    // No dispatch left and no runner stage pending: nothing can call the runner again.
+    await waitFor(() => runnerWorkSettled(url), { what: "the resource's runner work settled" });
     expect(await runnerCalls(url)).toBe(3);
     const cached = await inspect(url);
     expect(cached.status).toBe(200);
@@ -223,7 +226,7 @@ describe("runner faults", { timeout: 30_000 }, () => {
     expect(final.job.status).toBe("failed");
     // Every stage the job waited for (the previews) failed, so the job failed; the header's facts (the moov is in those 3000 bytes) stand; the runner cannot decode a frame.
     expect([...final.data.processing.failedStages].sort()).toEqual(videoStages.slice(1).sort());
-    await sleep(1500);
+    await waitFor(() => runnerWorkSettled(url), { what: "the resource's runner work settled" });
     expect(await runnerCalls(url)).toBe(1);
   });
 

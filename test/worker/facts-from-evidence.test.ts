@@ -4,7 +4,7 @@
 // duration within 2 %, sample rate, displayed dimensions, rotation/orientation, frames, thumbnail; then the
 // facts `fast` must have without the runner.
 import { describe, expect, inject, it } from "vitest";
-import { inspect, media } from "./helpers.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
 
 type Category = "video" | "audio" | "image";
 interface Case {

@@ -3,7 +3,7 @@
 // Retry-After is passed on; Accept: application/problem+json gets RFC 9457.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inspect, origin } from "./helpers.ts";
+import { inspect, origin } from "../../testkit/worker/helpers.ts";
 
 const nonce = () => `n=${crypto.randomUUID().slice(0, 8)}`;
 

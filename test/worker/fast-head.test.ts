@@ -3,7 +3,7 @@
 // keeps its facts past the head, and `fast` must still report what ffprobe reports (reference computed in
 // global-setup), while the origin sees a first request of at most 16 KiB and far less than the file overall.
 import { describe, expect, inject, it } from "vitest";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 const KiB = 1024;
 const headBytes = 16 * KiB;

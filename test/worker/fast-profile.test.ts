@@ -4,7 +4,7 @@
 // what the origin actually sent: a Range probe of the head, the tail only when needed, never the whole file.
 import { shareIdOf } from "../../shared/format/share-id.ts";
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 const probeHeadBytes = 16 * 1024;
 /** What the probe keeps of an origin that ignores Range and streams the whole file (PROBE_STREAM_HEAD_BYTES). */

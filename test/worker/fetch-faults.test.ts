@@ -2,7 +2,7 @@
 // and on the streamed size, and how every origin failure maps to the error vocabulary. FETCH_TIMEOUT_MS is
 // 2000 in tests (vitest.config.ts) and ERROR_TTL_SECONDS 0, so no cached error leaks between cases.
 import { describe, expect, it } from "vitest";
-import { garbageUrl, inspect, origin, originStats } from "./helpers.ts";
+import { garbageUrl, inspect, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 const MiB = 1024 * 1024;
 const maxSourceBytes = 50 * MiB;

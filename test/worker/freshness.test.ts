@@ -3,8 +3,8 @@
 // the origin's 304 keeps the record, a changed file is inspected anew.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { origin, originStats } from "./helpers.ts";
-import { sleep } from "../support/worker-jobs.ts";
+import { origin, originStats } from "../../testkit/worker/helpers.ts";
+import { sleep } from "../../testkit/worker/jobs.ts";
 
 /** Ages are whole seconds (maxAge=0 accepts a record confirmed within the last second): wait past that. */
 const pastOneSecond = () => sleep(1_100);

@@ -1,25 +1,25 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { startFakeDoh } from "../support/fake-doh.ts";
+import { startFakeDoh } from "../../testkit/fake-doh.ts";
 import { ensureMediaFixtures, factFixtures } from "../../testkit/media-fixtures.ts";
 import { ensureHeadFixtures, headFixtureFiles } from "../../testkit/head-fixtures.ts";
-import { ensureHostileMp4s } from "../support/hostile-mp4.ts";
-import { ensureFormatFixtures } from "../support/image-format-fixtures.ts";
-import { ensureLongtailFixtures } from "../support/longtail-image-fixtures.ts";
-import { ensureLongtailAvFixtures } from "../support/longtail-av-fixtures.ts";
-import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../support/container-fixtures.ts";
-import { ensureDepthFixtures } from "../support/depth-fixtures.ts";
-import { ensureTrackFixtures } from "../support/track-fixtures.ts";
-import { ensureC2paFixtures } from "../support/c2pa-fixtures.ts";
-import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../support/provenance-fixtures.ts";
-import { ffprobeReference, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
+import { ensureHostileMp4s } from "../../testkit/hostile-mp4.ts";
+import { ensureFormatFixtures } from "../../testkit/image-format-fixtures.ts";
+import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../../testkit/container-fixtures.ts";
+import { ensureDepthFixtures } from "../../testkit/depth-fixtures.ts";
+import { ffprobeReference, mapLimit, type FfprobeReference } from "../../testkit/ffprobe-reference.ts";
 import { generateStreamFixtures } from "../../testkit/stream-fixtures.ts";
-import { startRunnerProcess } from "../support/runner-process.ts";
-import { startRunnerGate } from "../support/runner-gate.ts";
+import { startRunnerProcess } from "../../testkit/runner-process.ts";
+import { startRunnerGate } from "../../testkit/runner-gate.ts";
+import { startWebhookReceiver } from "../../testkit/webhook-receiver.ts";
+import { startFakeOembed } from "../../testkit/fake-oembed.ts";
+import { ensureLongtailFixtures } from "../../testkit/longtail-image-fixtures.ts";
+import { ensureLongtailAvFixtures } from "../../testkit/longtail-av-fixtures.ts";
+import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
+import { ensureC2paFixtures } from "../../testkit/c2pa-fixtures.ts";
+import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../../testkit/provenance-fixtures.ts";
 import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
-import { startWebhookReceiver } from "../support/webhook-receiver.ts";
-import { startFakeOembed } from "../support/fake-oembed.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 declare module "vitest" {
@@ -43,6 +43,9 @@ declare module "vitest" {
   }
 }
 
+/** ffprobe processes at once while the set-up reads its references. */
+const probeConcurrency = 4;
+
 /** Node side of the worker tests: real media files, a loopback origin with faults, a fake DoH resolver, a trap. */
 export default async function setup(project: TestProject) {
   const root = join(import.meta.dirname, "..");
@@ -55,8 +58,10 @@ export default async function setup(project: TestProject) {
   // 0.9 MB of FLAC declaring ten hours of 8-channel audio (test/worker/hostile-retries.test.ts).
   writeOnce(join(mediaDir, "ten-hours-8ch.flac"), () => silentFlac({ hours: 10, channels: 8, sampleRate: 48000 }));
   const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
-  project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file) => [file,
-    ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file)])));
+  // ffprobe's readings, a few at once (sequential ffprobe runs were most of this set-up's time).
+  const facts = await mapLimit(factFiles, probeConcurrency, (file) =>
+    ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file));
+  project.provide("ffprobeFacts", Object.fromEntries(factFiles.map((file, i) => [file, facts[i]!])));
   const trap = await startConnectionTrap("127.0.0.1");
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
   // HLS/DASH streams made by ffmpeg, served as /media/hls/master.m3u8 etc. (issue 13).
@@ -65,7 +70,8 @@ export default async function setup(project: TestProject) {
   const formatsDir = ensureFormatFixtures(join(root, ".fixtures", "formats"));
   // Issue 23 item 5: one file per container class fast reads from headers, and ffprobe's reading of each.
   const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
-  project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }) => [file, containerReference(containersDir, file)])));
+  const containers = await mapLimit(containerFixtures, probeConcurrency, ({ file }) => containerReference(containersDir, file));
+  project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }, i) => [file, containers[i]!])));
   // Damaged pictures, rolled-over and cut MPEG-TS, fMP4 segments, FLC (test/worker/longtail.test.ts).
   const longtailDirs = [ensureLongtailFixtures(join(root, ".fixtures", "longtail")), ensureLongtailAvFixtures(join(root, ".fixtures", "longtail-av"))];
   // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/tracks.test.ts).

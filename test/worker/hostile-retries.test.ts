@@ -7,8 +7,8 @@ import { getConfig } from "../../worker/config/config.ts";
 import { decideRetry, processingTimeoutAttempts } from "../../worker/dispatch/retry-policy.ts";
 import { RunnerError } from "../../worker/runner/runner-client.ts";
 import { inspectionEngineSecondsBudget } from "../../shared/limits.ts";
-import { firstSeen, pollJob, runnerBudgets, runnerCalls, runnerClients } from "../support/worker-jobs.ts";
-import { inspect, media } from "./helpers.ts";
+import { firstSeen, pollJob, runnerBudgets, runnerCalls, runnerClients } from "../../testkit/worker/jobs.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
 import { env, runInDurableObject } from "cloudflare:test";
 import { DispatchLedger } from "../../worker/dispatch/dispatch-ledger.ts";
 

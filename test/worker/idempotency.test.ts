@@ -3,8 +3,9 @@
 // same key while the first request is still running is 409 IDEMPOTENCY_KEY_IN_USE (as Stripe answers it).
 import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { media, origin, originStats } from "./helpers.ts";
-import { awaitDeliveries, sleep, webhookDeliveries } from "../support/worker-jobs.ts";
+import { media, origin, originStats } from "../../testkit/worker/helpers.ts";
+import { awaitDeliveries, settledDeliveries } from "../../testkit/worker/jobs.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const receiverBase = (env as unknown as { WEBHOOK_URL_BASE: string }).WEBHOOK_URL_BASE;
 
@@ -34,8 +35,9 @@ describe("idempotent POSTs", { timeout: 30_000 }, () => {
     await awaitDeliveries(hook, 1);
     const third = await post("/api/v1/inspect", body, key);
     expect(third.text).toBe(first.text);
-    await sleep(1_000);
-    expect(await webhookDeliveries(hook)).toHaveLength(1);
+    const settled = await settledDeliveries(body.url, JSON.parse(first.text).job.id, hook);
+    expect(settled.attempts).toBe(1);
+    expect(settled.deliveries).toHaveLength(1);
   });
 
   it("the same key with a different body is 422; another key is a new request", async () => {
@@ -77,8 +79,9 @@ describe("idempotent POSTs", { timeout: 30_000 }, () => {
     expect(retry.text).toBe(first.text);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     await awaitDeliveries(hook, 1);
-    await sleep(1_000);
-    expect(await webhookDeliveries(hook)).toHaveLength(1);
+    const settled = await settledDeliveries(url, JSON.parse(first.text).job.id, hook);
+    expect(settled.attempts).toBe(1);
+    expect(settled.deliveries).toHaveLength(1);
   });
 
   it("a key in use answers RFC 9457 problem details to a caller that asks for them", async () => {
@@ -86,7 +89,9 @@ describe("idempotent POSTs", { timeout: 30_000 }, () => {
     const tag = crypto.randomUUID().slice(0, 8);
     const body = { urls: [`${origin}/redirect-to?ms=1000&tag=${tag}&url=${encodeURIComponent(media("png-opaque.png"))}`] };
     const running = post("/api/v1/inspect/batch?profile=fast", body, key);
-    await sleep(300);
+    // The key is claimed before the inspection starts: once the origin sees the URL, the first request holds it.
+    await waitFor(async () => (await originStats()).requests.some((r) => r.path.startsWith("/redirect-to") && r.path.includes(`tag=${tag}`)),
+      { what: "the first batch at the origin" });
     const refused = await post("/api/v1/inspect/batch?profile=fast", body, key, { accept: "application/problem+json" });
     expect(refused.status).toBe(409);
     expect(refused.headers.get("content-type")).toContain("application/problem+json");

@@ -7,7 +7,8 @@ import { PhotonImage } from "@cf-wasm/photon/workerd";
 import { decode as decodeBlurhash, isBlurhashValid } from "blurhash";
 import { describe, expect, it } from "vitest";
 import { normalizeUrl } from "../../worker/record/target-url.ts";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 const resources = (env as unknown as { RESOURCE: DurableObjectNamespace }).RESOURCE;
 
@@ -192,17 +193,12 @@ describe("profile=fast on an image only the runner can decode", () => {
   it("jpeg-cmyk.jpg: fast answers at once, the runner still gets the previews without another call", async () => {
     const fx = cases.find((c) => c.runner)!;
     const url = media(fx.file);
-    const started = Date.now();
     const fast = await inspect(url, "profile=fast");
     expect(fast.status).toBe(200);
     expect(fast.body.processing.pendingStages).toEqual(previewStages);
     // Wait on the job view (GET /api/v1/job never starts work itself), not on further inspections.
-    let runnerCalls = 0;
-    while (Date.now() - started < 10_000) {
-      runnerCalls = ((await (await fetch(`${origin}/__extra/runnerCalls`)).json()) as Record<string, number>)[url] ?? 0;
-      if (runnerCalls > 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const runnerCalls = await waitFor(async () =>
+      ((await (await fetch(`${origin}/__extra/runnerCalls`)).json()) as Record<string, number>)[url] ?? 0, { what: "a runner call" });
     expect(runnerCalls).toBeGreaterThan(0);
   }, 20_000);
 });

@@ -4,7 +4,7 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
-import { inspect, media, trapConnections, trapPort } from "./helpers.ts";
+import { inspect, media, trapConnections, trapPort } from "../../testkit/worker/helpers.ts";
 
 async function get(url: string | undefined, query = "") {
   const params = new URLSearchParams(query);

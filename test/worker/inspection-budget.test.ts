@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { inspectionOriginRequestBudget } from "../../shared/limits.ts";
-import { inspect, origin, originStats } from "./helpers.ts";
+import { inspect, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 function cloaked(variants: number, hops: number): { url: string; nonce: string } {
   const nonce = crypto.randomUUID().slice(0, 8);

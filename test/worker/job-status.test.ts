@@ -5,8 +5,8 @@ import { jobView } from "../../worker/jobs/job-status.ts";
 import type { JobRow } from "../../worker/jobs/job-store.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { JobResource } from "../../shared/schemas/job.ts";
-import { inspect, media } from "./helpers.ts";
-import { pollJob } from "../support/worker-jobs.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { pollJob } from "../../testkit/worker/jobs.ts";
 
 const videoStages = ["metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"];
 

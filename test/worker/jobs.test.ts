@@ -4,8 +4,8 @@
 import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { JobResource, jobStatuses } from "../../shared/schemas/job.ts";
-import { inspect, media } from "./helpers.ts";
-import { getJob, pollJob } from "../support/worker-jobs.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { getJob, pollJob } from "../../testkit/worker/jobs.ts";
 
 const jobIdShape = /^job_([0-9a-f]{64})_([0-9a-f]{32})$/;
 const notFound = { status: "error", error: { code: "JOB_NOT_FOUND", message: expect.any(String) } };

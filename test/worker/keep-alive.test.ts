@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 // Issue 22 item 2: on a distant origin every new connection costs a round trip (two with TLS), so one
 // inspection's reads to one origin share one kept-alive connection, pinned to the checked address.

@@ -2,7 +2,7 @@
 // origin serves (testkit/stream-fixtures.ts). The facts themselves are checked against ffprobe in
 // test/unit/manifest-streams.test.ts; here: the API answer, what was fetched, and hostile manifests.
 import { describe, expect, it } from "vitest";
-import { inspect, media, originStats } from "./helpers.ts";
+import { inspect, media, originStats } from "../../testkit/worker/helpers.ts";
 
 const deadlineMs = 2_000; // FETCH_TIMEOUT_MS in vitest.config.ts
 

@@ -4,8 +4,8 @@
 // request (the figure of the closing note).
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { media, origin, originStats } from "./helpers.ts";
-import { runnerClients, sleep } from "../support/worker-jobs.ts";
+import { media, origin, originStats } from "../../testkit/worker/helpers.ts";
+import { runnerClients, sleep } from "../../testkit/worker/jobs.ts";
 
 const callers = 30;
 

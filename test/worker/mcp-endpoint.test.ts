@@ -5,7 +5,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import { getConfig } from "../../worker/config/config.ts";
 import { createApp } from "../../worker/http/app.ts";
-import { media } from "./helpers.ts";
+import { media } from "../../testkit/worker/helpers.ts";
 
 const jsonRpc = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const ping = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" });

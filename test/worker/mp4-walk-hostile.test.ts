@@ -1,10 +1,10 @@
-// The edge's moov walk (worker/probe/mp4-boxes.ts) against moovs rewritten to attack it (test/support/hostile-mp4.ts):
+// The edge's moov walk (worker/probe/mp4-boxes.ts) against moovs rewritten to attack it (testkit/hostile-mp4.ts):
 // every answer is a 200 or a 4xx/502 in the error envelope, never a 500, within a few seconds, with the probe's
 // Range requests inside the byte source's cap; where the file is still readable the facts are the honest file's.
 import { describe, expect, it } from "vitest";
-import { hostileMp4s } from "../support/hostile-mp4.ts";
+import { hostileMp4s } from "../../testkit/hostile-mp4.ts";
 import { maxProbeExtraRequests } from "../../worker/config/limits.ts";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 /** The Worker's own requests for this URL (the runner's background work is not the probe's). */
 async function edgeRequestsFor(url: string) {

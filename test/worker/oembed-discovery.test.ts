@@ -4,7 +4,7 @@
 // the bytes the origin sent show how far the page was read.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inspect, origin, originStats, trapConnections, trapPort } from "./helpers.ts";
+import { inspect, origin, originStats, trapConnections, trapPort } from "../../testkit/worker/helpers.ts";
 
 const KiB = 1024;
 /** Part of a page read while looking for </head> (worker/probe/html-head.ts maxHtmlHeadBytes). */

@@ -4,7 +4,7 @@
 import { SELF, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
-import { inspect, media, origin } from "./helpers.ts";
+import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
 import { shareIdOf } from "../../shared/format/share-id.ts";
 
 /** oembed.com 2.3.4: the problems of a document (empty when it is valid). */

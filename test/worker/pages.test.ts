@@ -1,7 +1,7 @@
 // Issue 13: web pages through the Worker: data.page from OpenGraph, Twitter cards, JSON-LD and plain HTML, and
 // the media a page names inspected as its own resource (pages from testkit/stream-fixtures.ts).
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin } from "./helpers.ts";
+import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
 
 describe("page facts", () => {
   it("OpenGraph first, absolute URLs, lang, canonical; fields=page selects the namespace", async () => {

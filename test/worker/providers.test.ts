@@ -5,7 +5,7 @@
 import { shareIdOf } from "../../shared/format/share-id.ts";
 import { normalizeUrl } from "../../worker/record/target-url.ts";
 import { describe, expect, it } from "vitest";
-import { inspect, origin } from "./helpers.ts";
+import { inspect, origin } from "../../testkit/worker/helpers.ts";
 
 // Upper case and digits only, so a random id can never contain the fake's behaviour words.
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 interface Logged { path: string; range?: string; bytes: number; headers: Record<string, string>; connection?: number; receivedAt?: number; answeredAt?: number }
 

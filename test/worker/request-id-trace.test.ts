@@ -2,8 +2,8 @@
 // inspection and the queued call of a `fast` one both carry it (the runner logs it, test/runner/request-id.test.ts),
 // so one request can be followed from the Worker's log line into the runner's.
 import { describe, expect, it } from "vitest";
-import { firstSeen, runnerRequestIds } from "../support/worker-jobs.ts";
-import { inspect, media } from "./helpers.ts";
+import { firstSeen, runnerRequestIds } from "../../testkit/worker/jobs.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
 
 const idsWhenCalled = (url: string) => firstSeen(() => runnerRequestIds(url));
 

@@ -6,7 +6,7 @@ import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
 import { dropCachedRecord, forgetInIsolate } from "../../worker/service/edge-cache.ts";
 import { RecordStore } from "../../worker/object/record-store.ts";
 import { OriginErrorMemory } from "../../worker/object/origin-error-memory.ts";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 const defaultRecordTtlSeconds = 86_400; // worker/config/config.ts RECORD_TTL_SECONDS (not overridden in tests)
 const shortErrorTtlSeconds = 60; // the shipped ERROR_TTL_SECONDS default, applied to one object below

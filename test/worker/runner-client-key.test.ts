@@ -3,8 +3,8 @@
 // address), the same for one caller, different for two, on the direct call of `full` and the queued call of `fast`;
 // absent when the request names no client (all such callers would otherwise be one crowded caller).
 import { describe, expect, it } from "vitest";
-import { firstSeen, runnerClients } from "../support/worker-jobs.ts";
-import { inspect, media } from "./helpers.ts";
+import { firstSeen, runnerClients } from "../../testkit/worker/jobs.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
 
 const clientsWhenCalled = (url: string) => firstSeen(() => runnerClients(url));
 

@@ -1,9 +1,9 @@
 // Issue 20 rows 6 and 7: every walk over untrusted nested data is depth-bounded (JSON-LD in pages, the XML of
 // DASH MPDs), and a page whose og:video names another page answers at once instead of waiting out `full`.
-// Pages and MPDs come from test/support/depth-fixtures.ts, served by the loopback origin as /media/depth/<name>.
+// Pages and MPDs come from testkit/depth-fixtures.ts, served by the loopback origin as /media/depth/<name>.
 import { describe, expect, it } from "vitest";
 import { readJsonLd } from "../../worker/page/json-ld.ts";
-import { inspect, media } from "./helpers.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
 
 const depth = (name: string) => media(`depth/${name}`);
 

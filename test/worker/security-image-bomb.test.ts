@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { stripImageMetadata } from "../../worker/enrich/image/bomb-guard.ts";
 import { processImageAtEdge } from "../../worker/enrich/image/process-image-at-edge.ts";
 import { readImageHeader } from "../../worker/enrich/image/header/read-image-header.ts";
-import { pngWithBomb } from "../support/png-bomb.ts";
-import { origin } from "./helpers.ts";
+import { pngWithBomb } from "../../testkit/png-bomb.ts";
+import { origin } from "../../testkit/worker/helpers.ts";
 
 const opts = { thumbnailMaxPx: 320, maxDecodePixels: 7_000_000 };
 

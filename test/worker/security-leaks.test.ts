@@ -3,8 +3,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
 import { normalizeUrl } from "../../worker/record/target-url.ts";
-import { inspect, media } from "./helpers.ts";
-import { awaitDeliveries, pollJob, sleep, webhookDeliveries } from "../support/worker-jobs.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { awaitDeliveries, pollJob, settledDeliveries } from "../../testkit/worker/jobs.ts";
 
 const receiverBase = (env as unknown as { WEBHOOK_URL_BASE: string }).WEBHOOK_URL_BASE;
 const hook = (kind: "ok" | "gone") => `/${kind}/${crypto.randomUUID()}`;
@@ -58,18 +58,20 @@ describe("webhook cannon (finding 7)", () => {
     }
     expect(new Set(replies.map((r) => r.body.job?.id)).size).toBe(1);
     await awaitDeliveries(path, 1);
-    await sleep(1000);
-    expect(await webhookDeliveries(path)).toHaveLength(1);
+    const settled = await settledDeliveries(url, replies[0]!.body.job.id, path);
+    expect(settled.attempts).toBe(1);
+    expect(settled.deliveries).toHaveLength(1);
   }, 30_000);
 
   it("a receiver answering 4xx is not retried", async () => {
     const path = hook("gone");
-    const res = await inspect(undefined, "profile=fast", { body: JSON.stringify({ url: media("audio.ogg"), webhookUrl: `${receiverBase}${path}` }) });
+    const url = media("audio.ogg");
+    const res = await inspect(undefined, "profile=fast", { body: JSON.stringify({ url, webhookUrl: `${receiverBase}${path}` }) });
     expect(res.status).toBe(200);
     await awaitDeliveries(path, 1);
-    // Retries would come after 200, 400, 800 ms (WEBHOOK_RETRY_BASE_MS=200 in tests).
-    await sleep(2000);
-    const deliveries = await webhookDeliveries(path);
+    // Retries would follow a transient failure (WEBHOOK_RETRY_BASE_MS=200 in tests); a 4xx settles at once.
+    const { attempts, deliveries } = await settledDeliveries(url, res.body.job.id, path);
+    expect(attempts).toBe(1);
     expect(deliveries.map((d) => d.answered)).toEqual([410]);
   }, 30_000);
 });

@@ -6,7 +6,7 @@ import { SELF, createExecutionContext, env, waitOnExecutionContext } from "cloud
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
 import { maxRequestBodyBytes } from "../../worker/http/json-body.ts";
-import { media, originStats } from "./helpers.ts";
+import { media, originStats } from "../../testkit/worker/helpers.ts";
 
 const app = createApp();
 

@@ -11,7 +11,7 @@ import { firstIframeSrc } from "../../worker/stages/page-discovery.ts";
 import { ChunkedDecoder, parseResponseHead } from "../../worker/fetch/pinned-http.ts";
 import { iccColorSpace } from "../../worker/enrich/image/header/icc-color-space.ts";
 import { parseAllowlist } from "../../shared/net/index.ts";
-import { inspect, media, origin } from "./helpers.ts";
+import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
 
 const size = 512 * 1024;
 const fill = (unit: string, bytes = size) => unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes);

@@ -3,8 +3,8 @@
 // arrives proves it went to the checked address; a name answered "public" never reaches the loopback trap.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inspect, origin, originStats, trapConnections, trapPort } from "./helpers.ts";
-import { awaitDeliveries } from "../support/worker-jobs.ts";
+import { inspect, origin, originStats, trapConnections, trapPort } from "../../testkit/worker/helpers.ts";
+import { awaitDeliveries } from "../../testkit/worker/jobs.ts";
 
 const originPort = new URL(origin).port;
 const receiverPort = new URL((env as unknown as { WEBHOOK_URL_BASE: string }).WEBHOOK_URL_BASE).port;

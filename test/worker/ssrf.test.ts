@@ -3,7 +3,7 @@
 // it, so a single connection that slipped through would show in its counter.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin, originStats, trapConnections, trapPort } from "./helpers.ts";
+import { inspect, media, origin, originStats, trapConnections, trapPort } from "../../testkit/worker/helpers.ts";
 
 const T = trapPort;
 

@@ -2,7 +2,7 @@
 // be decoded keeps the metadata ffprobe read), a failed stage says why (full's diagnostics, debug=true), and
 // the runner's streams revise a wrong category (stages that no longer apply are dropped, not failed).
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin } from "./helpers.ts";
+import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
 
 const previewStages = ["preview:thumbnail", "preview:blurhash", "preview:palette"];
 

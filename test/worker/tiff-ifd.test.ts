@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin, originStats } from "./helpers.ts";
+import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
 
 // Issue 22 item 5: a TIFF's first IFD may sit after its strips (ffmpeg writes it there), past the 16 KiB head.
 // Both fixtures (test/fixtures/images/generate-tiff.mjs) are 200x200 grayscale with the IFD at about 40 KB.

@@ -2,7 +2,7 @@
 // Matroska Tracks/Chapters it read, `full` gives the same; an encrypted file is never `native`, and its previews end
 // with the reason `encrypted` instead of a grey picture.
 import { describe, expect, it } from "vitest";
-import { inspect, media } from "./helpers.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
 
 describe("tracks through the API", { timeout: 60_000 }, () => {
   it("MP4 with tx3g subtitles, two audio languages and a described-audio track: fast equals full", async () => {

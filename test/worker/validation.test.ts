@@ -10,7 +10,7 @@ import { maxRequestBodyBytes } from "../../worker/http/json-body.ts";
 import { ErrorBody } from "../../shared/schemas/error.ts";
 import { namespaceNames } from "../../shared/schemas/inspect-data.ts";
 import { expandNames, profiles } from "../../shared/schemas/inspect.ts";
-import { inspect, origin } from "./helpers.ts";
+import { inspect, origin } from "../../testkit/worker/helpers.ts";
 
 /** A stack trace leaks as "    at fn (file.ts:1:2)" frames or as source paths. */
 function expectNoStack(text: string) {

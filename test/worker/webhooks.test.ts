@@ -6,8 +6,8 @@ import { env } from "cloudflare:test";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { WebhookEvent } from "../../shared/schemas/webhook.ts";
-import { inspect, media } from "./helpers.ts";
-import { awaitDeliveries, pollJob, sleep, webhookDeliveries } from "../support/worker-jobs.ts";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { awaitDeliveries, pollJob, settledDeliveries } from "../../testkit/worker/jobs.ts";
 
 const secret = (env as unknown as { WEBHOOK_SECRET: string }).WEBHOOK_SECRET;
 const receiverBase = (env as unknown as { WEBHOOK_URL_BASE: string }).WEBHOOK_URL_BASE;
@@ -58,13 +58,15 @@ describe("webhook delivery", { timeout: 30_000 }, () => {
     // The job agrees, and no second delivery follows.
     const job = await pollJob(jobId);
     expect(job.final.job.status).toBe("completed");
-    await sleep(1500);
-    expect(await webhookDeliveries(path)).toHaveLength(1);
+    const settled = await settledDeliveries(url, jobId, path);
+    expect(settled.attempts).toBe(1);
+    expect(settled.deliveries).toHaveLength(1);
   });
 
   it("a receiver failing twice gets three attempts with growing gaps and exactly one accepted delivery", async () => {
     const path = uniquePath("fail2");
-    const res = await inspect(undefined, "", { body: JSON.stringify({ url: media("video.mp4"), webhookUrl: `${receiverBase}${path}` }) });
+    const url = media("video.mp4");
+    const res = await inspect(undefined, "", { body: JSON.stringify({ url, webhookUrl: `${receiverBase}${path}` }) });
     expect(res.status).toBe(202);
     const { deliveries, seenAt } = await awaitDeliveries(path, 3, 20_000, 10);
     expect(deliveries.map((d) => d.answered)).toEqual([500, 500, 200]);
@@ -81,8 +83,8 @@ describe("webhook delivery", { timeout: 30_000 }, () => {
     expect(gaps[0]).toBeGreaterThanOrEqual(base - slack);
     expect(gaps[1]).toBeGreaterThanOrEqual(2 * base - slack);
     for (const gap of gaps) expect(gap).toBeLessThan(4000);
-    await sleep(1500);
-    const after = await webhookDeliveries(path);
+    const { attempts, deliveries: after } = await settledDeliveries(url, res.body.job.id, path);
+    expect(attempts).toBe(3);
     expect(after).toHaveLength(3);
     expect(after.filter((d) => d.answered >= 200 && d.answered < 300)).toHaveLength(1);
   });
@@ -97,8 +99,9 @@ describe("webhook delivery", { timeout: 30_000 }, () => {
     const { deliveries } = await awaitDeliveries(path, 1);
     const event = WebhookEvent.parse(verified(deliveries[0]!));
     expect(event.data.jobId).toBe(res.body.job.id);
-    await sleep(1000);
-    expect(await webhookDeliveries(path)).toHaveLength(1);
+    const settled = await settledDeliveries(url, res.body.job.id, path);
+    expect(settled.attempts).toBe(1);
+    expect(settled.deliveries).toHaveLength(1);
   });
 
   it("two callers with different webhookUrls on one resource each get exactly their own event", async () => {
@@ -112,9 +115,10 @@ describe("webhook delivery", { timeout: 30_000 }, () => {
     expect(WebhookEvent.parse(verified(da.deliveries[0]!)).data.jobId).toBe(a.body.job.id);
     expect(WebhookEvent.parse(verified(db.deliveries[0]!)).data.jobId).toBe(b.body.job.id);
     expect(da.deliveries[0]!.headers["webhook-id"]).not.toBe(db.deliveries[0]!.headers["webhook-id"]);
-    await sleep(1000);
-    expect(await webhookDeliveries(pa)).toHaveLength(1);
-    expect(await webhookDeliveries(pb)).toHaveLength(1);
+    const [sa, sb] = await Promise.all([settledDeliveries(url, a.body.job.id, pa), settledDeliveries(url, b.body.job.id, pb)]);
+    expect([sa.attempts, sb.attempts]).toEqual([1, 1]);
+    expect(sa.deliveries).toHaveLength(1);
+    expect(sb.deliveries).toHaveLength(1);
   });
 
   it("a failing runner still ends in one event, status failed (stages failed, not pending)", async () => {

@@ -6,6 +6,7 @@
  */
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { etagMatches } from "./thumbnail-handler.ts";
+import { sha256Hex } from "../encoding/sha256.ts";
 
 /** The service's name in Cache-Status (RFC 9211: each cache names itself). */
 export const cacheStatusName = "media-inspect";
@@ -34,8 +35,8 @@ export async function answerCaching(
   revalidation?: { upstreamStatus?: number },
 ): Promise<AnswerCaching> {
   const shape = body && typeof body === "object" ? { ...(body as Record<string, unknown>), responseSource: undefined, cached: undefined } : body;
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(shape)));
-  const etag = `"${[...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
+  // The first 16 bytes of the digest (32 hex characters).
+  const etag = `"${(await sha256Hex(JSON.stringify(shape))).slice(0, 32)}"`;
   const { life, age, ttl } = freshnessOf(record, now);
   // A record past the caller's maxAge went to the origin (RFC 9211 fwd=stale) with what it answered (fwd-status).
   const forwarded = revalidation

@@ -5,7 +5,7 @@ import type { InspectBody, InspectQuery } from "../../shared/schemas/inspect.ts"
 import { setMetric, startTime, endTime, timing } from "hono/timing";
 import { getConfig } from "../config/config.ts";
 import { errors } from "../errors/api-error.ts";
-import { inspectUrl } from "../service/inspect-service.ts";
+import { inspectUrl, type InspectOutcome } from "../service/inspect-service.ts";
 import { getJob } from "../service/job-service.ts";
 import type { AppEnv } from "./app-env.ts";
 import { corsForConfiguredOrigins } from "./cors.ts";
@@ -74,11 +74,15 @@ export function createApp() {
 
   // Chained so the route types accumulate into AppType (what `hono/client` reads).
   const routes = app
-    .openapi(inspectRoute, async (c) => answerInspection(c, c.req.valid("json"), c.req.valid("query")))
+    .openapi(inspectRoute, async (c) => {
+      const answer = await answerInspection(c, c.req.valid("json"), c.req.valid("query"));
+      return inspectionJson(c, answer.outcome);
+    })
     .openapi(inspectByQueryRoute, async (c) => {
       const { url, ...query } = c.req.valid("query");
       if (c.req.query("webhookUrl") !== undefined) throw errors.invalidParameter("webhookUrl needs POST /api/v1/inspect: a GET registers no deliveries.");
-      return answerInspection(c, { url }, query);
+      const answer = await answerInspection(c, { url }, query);
+      return answer.notModified ? c.body(null, 304) : inspectionJson(c, answer.outcome);
     })
     .openapi(batchRoute, async (c) => {
       const body = c.req.valid("json");
@@ -91,13 +95,13 @@ export function createApp() {
       return c.json({ success: true as const, results }, 200);
     })
     .openapi(jobRoute, async (c) => c.json(await getJob(c.env, c.req.valid("param").id, publicBaseUrl(c)), 200))
-    .openapi(thumbnailRoute, async (c) => (await serveThumbnail(c, c.req.valid("param").file)) as never)
-    .openapi(storyboardRoute, async (c) => (await serveStoryboardVtt(c, c.req.valid("param").file)) as never)
-    .openapi(waveformDataRoute, async (c) => (await serveWaveformData(c, c.req.valid("param").file, c.req.valid("query").bits === "16" ? 16 : 8)) as never)
+    .openapi(thumbnailRoute, async (c) => serveThumbnail(c, c.req.valid("param").file))
+    .openapi(storyboardRoute, async (c) => serveStoryboardVtt(c, c.req.valid("param").file))
+    .openapi(waveformDataRoute, async (c) => serveWaveformData(c, c.req.valid("param").file, c.req.valid("query").bits === "16" ? 16 : 8))
     .openapi(oembedRoute, async (c) => answerOembed(c, c.req.valid("query"), publicBaseUrl(c)))
-    .openapi(sharePageRoute, async (c) => (await answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c))) as never)
-    .openapi(shareByIdRoute, async (c) => (await answerSharePage(c, urlOfShareIdParam(c.req.valid("param").id), publicBaseUrl(c))) as never)
-    .openapi(shareCardRoute, async (c) => (await answerShareCard(c, urlOfShareIdParam(c.req.valid("param").id), publicBaseUrl(c))) as never)
+    .openapi(sharePageRoute, async (c) => answerSharePage(c, c.req.valid("query").url, publicBaseUrl(c)))
+    .openapi(shareByIdRoute, async (c) => answerSharePage(c, urlOfShareIdParam(c.req.valid("param").id), publicBaseUrl(c)))
+    .openapi(shareCardRoute, async (c) => answerShareCard(c, urlOfShareIdParam(c.req.valid("param").id), publicBaseUrl(c)))
     .get("/health", (c) => c.json({ status: "ok" as const }, 200))
     // The problem type URIs of RFC 9457 answers resolve to what they mean: a page for browsers, JSON for clients.
     .get("/problems/:name", answerProblemType(publicBaseUrl));
@@ -125,14 +129,17 @@ export function createApp() {
     ],
   }));
   // Swagger UI assets are served from /vendor by Workers Static Assets, so the page works offline.
-  app.get("/api-docs", swaggerUI({ url: "/openapi.json", baseUrl: "/vendor", title: "Media URL Inspection API" } as never));
+  app.get("/api-docs", swaggerUI({ url: "/openapi.json", baseUrl: "/vendor", title: "Media URL Inspection API" }));
 
   app.notFound(notFound);
   app.onError(onError);
   return routes;
 }
 
-/** One inspection answered, whichever form asked (POST body or GET query): log fields, timings, job headers. */
+/**
+ * One inspection answered, whichever form asked (POST body or GET query): log fields, timings, job headers, and
+ * whether the caller's If-None-Match names it (only a GET can be answered 304, so only its route declares one).
+ */
 async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: InspectQuery) {
   annotate(c, { profile: query.profile, targetHost: hostOf(body.url) });
   const base = publicBaseUrl(c);
@@ -154,8 +161,12 @@ async function answerInspection(c: Context<AppEnv>, body: InspectBody, query: In
   const complete = outcome.status === 200 && isComplete(record);
   const caching = await answerCaching(outcome.body, record, outcome.responseSource, complete, Date.now(), outcome.revalidation);
   for (const [name, value] of Object.entries(caching.headers)) c.header(name, value);
-  if (complete && notModified(c.req.method, c.req.header("if-none-match"), caching.etag)) return c.body(null, 304) as never;
-  return c.json(outcome.body as never, outcome.status);
+  return { notModified: complete && notModified(c.req.method, c.req.header("if-none-match"), caching.etag), outcome };
+}
+
+/** The answer's JSON under its status: 202 is the inspect shape with a job (each status has its declared body). */
+function inspectionJson(c: Context<AppEnv>, outcome: InspectOutcome) {
+  return outcome.status === 202 ? c.json(outcome.body, 202) : c.json(outcome.body, 200);
 }
 
 /** The app's type, for `hono/client` (see client/). */

@@ -17,6 +17,7 @@ import { errors } from "../errors/api-error.ts";
 import type { AppEnv } from "./app-env.ts";
 import { clientAddressOf } from "./client-identity.ts";
 import { resourceByName } from "../object/resource-rpc.ts";
+import { sha256Hex } from "../encoding/sha256.ts";
 
 /** How long a key is remembered. */
 export const idempotencyTtlSeconds = 24 * 60 * 60;
@@ -54,11 +55,6 @@ export function replayable(status: number): boolean {
  */
 export async function idempotencySlot(address: string, key: string): Promise<string> {
   return `idempotency:${await sha256Hex(JSON.stringify([address, key]))}`;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -1,5 +1,6 @@
 import { maxUrlLength } from "../../shared/schemas/inspect.ts";
 import { errors } from "../errors/api-error.ts";
+import { sha256Hex } from "../encoding/sha256.ts";
 
 /** Validates a caller-supplied URL (SPEC 8: http/https only) and returns it parsed by the WHATWG parser. */
 export function parseTargetUrl(raw: string, field = "url"): URL {
@@ -49,6 +50,5 @@ export function normalizeUrl(url: URL): string {
 }
 
 export async function resourceKey(normalizedUrl: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(normalizedUrl));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(normalizedUrl);
 }

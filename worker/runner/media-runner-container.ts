@@ -10,7 +10,7 @@ export const runnerSettingsPassedThrough = [
 ] as const;
 
 /** The container's environment: the passed-through settings that are set, and where to listen. */
-export function runnerContainerEnv(env: Record<string, unknown>): Record<string, string> {
+export function runnerContainerEnv(env: Partial<Record<(typeof runnerSettingsPassedThrough)[number], unknown>>): Record<string, string> {
   const vars: Record<string, string> = { RUNNER_HOST: "0.0.0.0", RUNNER_PORT: "8788" };
   for (const name of runnerSettingsPassedThrough) {
     const value = env[name];
@@ -30,6 +30,6 @@ export class MediaRunnerContainer extends Container<Env> {
 
   constructor(ctx: DurableObjectState<{}>, env: Env) {
     super(ctx, env);
-    this.envVars = runnerContainerEnv(env as unknown as Record<string, unknown>);
+    this.envVars = runnerContainerEnv(env);
   }
 }

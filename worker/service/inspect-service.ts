@@ -13,10 +13,12 @@ import { cachedAnswer, dropCachedRecord, storeError, storeRecord } from "./edge-
 import { isComplete } from "../record/stage-state.ts";
 import { optInNames, optInStages } from "../../shared/stages/index.ts";
 import { resourceByName } from "../object/resource-rpc.ts";
+import { sha256Hex } from "../encoding/sha256.ts";
 
-export interface InspectOutcome {
-  status: 200 | 202;
-  body: InspectResponse | EmbedResponse;
+/** 202 carries the inspect shape with its job to poll, as the routes declare; embed answers are always 200. */
+export type InspectOutcome = InspectOutcomeCommon & ({ status: 200; body: InspectResponse | EmbedResponse } | { status: 202; body: InspectResponse });
+
+interface InspectOutcomeCommon {
   /** The record answered from (for the request log and Server-Timing), and where the answer came from. */
   record: ResourceRecord;
   responseSource: "fresh" | "cache" | "inflight";
@@ -38,8 +40,8 @@ export interface InspectCaller {
  * answer never pays for it.
  */
 async function runnerClientKey(address: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`runner-client:${address}`));
-  return [...new Uint8Array(digest).subarray(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  // The first 12 bytes of the digest (24 hex characters).
+  return (await sha256Hex(`runner-client:${address}`)).slice(0, 24);
 }
 
 /**
@@ -102,22 +104,15 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   await storeRecord(key, reply.record, cacheable);
   const { record, body: projected } = projectFor(reply.record, body, query, match, reply.responseSource, baseUrl);
   const pending = reply.job?.status === "processing";
-  if (reply.job && "processing" in projected) {
-    (projected as InspectResponse).job = reply.job;
-    if (pending) {
-      (projected as InspectResponse).message =
-        "The initial inspection is complete; heavy enrichments continue in the background. Poll GET /api/v1/job/{id} or wait for the webhook.";
-    }
-  }
-  const status = pending && query.profile !== "fast" ? 202 : 200;
-  return {
-    status,
-    body: projected,
-    record,
-    responseSource: reply.responseSource,
-    ...(status === 202 && reply.job ? { pendingJobId: reply.job.id } : {}),
-    ...(reply.revalidation ? { revalidation: reply.revalidation } : {}),
-  };
+  const common = { record, responseSource: reply.responseSource, ...(reply.revalidation ? { revalidation: reply.revalidation } : {}) };
+  if (!reply.job || !("processing" in projected)) return { ...common, status: 200, body: projected };
+  projected.job = reply.job;
+  if (!pending) return { ...common, status: 200, body: projected };
+  projected.message =
+    "The initial inspection is complete; heavy enrichments continue in the background. Poll GET /api/v1/job/{id} or wait for the webhook.";
+  return query.profile === "fast"
+    ? { ...common, status: 200, body: projected }
+    : { ...common, status: 202, body: projected, pendingJobId: reply.job.id };
 }
 
 /** The caller's view of a record: its own URL as given (SPEC 2.2: identity.url) and its own projection. */

@@ -126,7 +126,7 @@ async function pollJob(id: string, url: string, mine: number): Promise<InspectRe
     renderProgress(job.job.progress, `Job ${job.job.status}:`);
     if (job.job.status === "completed" && job.data) {
       showJson(exchange.body);
-      return job.data as unknown as InspectResponse;
+      return job.data;
     }
     if (job.job.status === "failed") {
       setStatus("The job failed: the resource could not be inspected any more.");

@@ -2,18 +2,18 @@
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
-import { buildApp, type RunnerApp } from "../../../media-runner/src/app.ts";
-import { loadConfig, type RunnerConfig } from "../../../media-runner/src/config.ts";
-import type { Resolver } from "../../../media-runner/src/fetch/resolver.ts";
-import { findBinaries } from "../../../media-runner/src/media/binaries.ts";
-import type { RunnerRequestInput } from "../../../shared/shapes/runner.ts";
+import { buildApp, type RunnerApp } from "../../media-runner/src/app.ts";
+import { loadConfig, type RunnerConfig } from "../../media-runner/src/config.ts";
+import type { Resolver } from "../../media-runner/src/fetch/resolver.ts";
+import { findBinaries } from "../../media-runner/src/media/binaries.ts";
+import type { RunnerRequestInput } from "../../shared/shapes/runner.ts";
 import { inject } from "vitest";
-import { startLoopbackOrigin, type LoopbackOrigin } from "../../../testkit/loopback-origin.ts";
+import { startLoopbackOrigin, type LoopbackOrigin } from "../loopback-origin.ts";
 
 export const testToken = "test-token-0123456789abcdef";
 
 /** sharp from the runner's own dependencies (the root package does not depend on it). */
-export const sharp = createRequire(new URL("../../../media-runner/package.json", import.meta.url))("sharp") as typeof import("sharp");
+export const sharp = createRequire(new URL("../../media-runner/package.json", import.meta.url))("sharp") as typeof import("sharp");
 
 export function testConfig(env: Record<string, string> = {}): RunnerConfig {
   return loadConfig({ RUNNER_TOKEN: testToken, PATH: process.env.PATH, ...env });

@@ -1,6 +1,8 @@
 // Worker-side helpers (run inside workerd) for following jobs, runner calls and webhook deliveries.
 import { SELF } from "cloudflare:test";
-import { origin } from "../worker/helpers.ts";
+import { origin } from "./helpers.ts";
+import { webhookDelivery } from "./object-state.ts";
+import { waitFor } from "../wait-for.ts";
 
 export type JobBody = {
   success: true;
@@ -8,7 +10,7 @@ export type JobBody = {
   data?: any;
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function getJob(id: string): Promise<{ status: number; body: any }> {
   const response = await SELF.fetch(`http://service/api/v1/job/${encodeURIComponent(id)}`);
@@ -45,11 +47,10 @@ export async function runnerRequestIds(mediaUrl: string): Promise<string[]> {
 
 /** What `read` gives once it gives anything (a runner call seen by the gate), or [] after timeoutMs. */
 export async function firstSeen<T>(read: () => Promise<T[]>, timeoutMs = 20_000): Promise<T[]> {
-  for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(200)) {
+  return waitFor(async () => {
     const seen = await read();
-    if (seen.length > 0) return seen;
-  }
-  return [];
+    return seen.length > 0 && seen;
+  }, { timeoutMs, what: "a runner call" }).catch(() => []);
 }
 
 /** RunnerRequest.client of each runner call for a media URL, as the gate saw them ("" for a call without one). */
@@ -93,4 +94,14 @@ export async function awaitDeliveries(path: string, count: number, timeoutMs = 1
   throw new Error(`${path}: ${deliveries.length} of ${count} deliveries after ${timeoutMs} ms`);
 }
 
-export { sleep };
+/**
+ * Once the resource's object has settled the job's delivery (delivered, or given up: no attempt follows), the
+ * attempts it made and what the receiver got on `path`: a check that nothing more arrives needs no fixed wait.
+ */
+export async function settledDeliveries(resourceUrl: string, jobId: string, path: string, timeoutMs = 20_000) {
+  const state = await waitFor(async () => {
+    const delivery = await webhookDelivery(resourceUrl, jobId);
+    return delivery?.settled ? delivery : undefined;
+  }, { timeoutMs, intervalMs: 50, what: `job ${jobId}'s webhook delivery settled` });
+  return { attempts: state.attempts, deliveries: await webhookDeliveries(path) };
+}

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { closable } from "../../testkit/closable.ts";
+import { closable } from "./closable.ts";
 
 /**
  * A loopback HTTP hop in front of the real runner that injects runner faults chosen by the media URL:

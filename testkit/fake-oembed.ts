@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { closable } from "../../testkit/closable.ts";
+import { closable } from "./closable.ts";
 
 /**
  * A loopback stand-in for providers' oEmbed endpoints, reached through OEMBED_BASE_URL as

@@ -9,6 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ffprobeJson } from "./ffprobe-reference.ts";
 
 export interface ContainerReference {
   /** ffprobe's format duration (seconds). */
@@ -136,10 +137,9 @@ export function ensureContainerFixtures(dir: string): string {
 const ratio = (r: string | undefined) => { const [n, d] = (r ?? "").split("/").map(Number); return n && d ? n / d : undefined; };
 
 /** ffprobe's reading of one fixture: format duration, the packets' end, r_frame_rate, size, sample rate. */
-export function containerReference(dir: string, file: string): ContainerReference {
-  const run = (args: string[]) => JSON.parse(execFileSync(process.env.FFPROBE_PATH ?? "ffprobe",
-    ["-v", "quiet", "-of", "json", ...args, join(dir, file)], { maxBuffer: 64 * 1024 * 1024 }).toString("utf8"));
-  const probe = run(["-show_format", "-show_streams"]) as { format: { duration?: string };
+export async function containerReference(dir: string, file: string): Promise<ContainerReference> {
+  const run = (args: string[]) => ffprobeJson(join(dir, file), args);
+  const probe = await run(["-show_format", "-show_streams"]) as { format: { duration?: string };
     streams: { codec_type: string; width?: number; height?: number; r_frame_rate?: string; sample_rate?: string }[] };
   const video = probe.streams.find((s) => s.codec_type === "video");
   const audio = probe.streams.find((s) => s.codec_type === "audio");
@@ -147,7 +147,7 @@ export function containerReference(dir: string, file: string): ContainerReferenc
   const duration = Number(probe.format.duration);
   if (Number.isFinite(duration) && duration > 0 && !file.startsWith("still.")) out.duration = duration;
   if (file.endsWith(".amr")) {
-    const packets = run(["-show_entries", "packet=pts_time,duration_time"]) as { packets: { pts_time?: string; duration_time?: string }[] };
+    const packets = await run(["-show_entries", "packet=pts_time,duration_time"]) as { packets: { pts_time?: string; duration_time?: string }[] };
     out.packetsEnd = Math.max(0, ...packets.packets.map((p) => Number(p.pts_time ?? 0) + Number(p.duration_time ?? 0)));
   }
   if (video?.width && !file.startsWith("still.")) out.fps = ratio(video.r_frame_rate);

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { ensureMediaFixtures } from "../../../testkit/media-fixtures.ts";
+import { ensureMediaFixtures } from "../media-fixtures.ts";
 
 /**
  * The six files `npm run samples` serves (image.jpg, image.png, video.mp4, video.webm, audio.mp3, audio.flac),

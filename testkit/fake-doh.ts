@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { closable } from "../../testkit/closable.ts";
+import { closable } from "./closable.ts";
 
 /**
  * A loopback DNS-over-HTTPS resolver speaking the JSON API (application/dns-json) with a fixed zone,

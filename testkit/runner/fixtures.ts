@@ -12,7 +12,7 @@ import { pipeline } from "node:stream/promises";
 import { createDeflate } from "node:zlib";
 
 const run = promisify(execFile);
-export const fixturesDir = new URL("../../.fixtures/runner/", import.meta.url).pathname;
+export const fixturesDir = new URL("../../test/.fixtures/runner/", import.meta.url).pathname;
 const recipeVersion = "6";
 const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
 
