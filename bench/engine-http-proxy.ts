@@ -1,5 +1,5 @@
 /**
- * What the engines' http_proxy wall costs (issue 20, item 4): one-frame ffmpeg runs on a proxied MP4 and HLS
+ * What the engines' http_proxy wall costs: one-frame ffmpeg runs on a proxied MP4 and HLS
  * previews through a manifest session, with the runner's proxy as the engine's HTTP proxy (absolute-form
  * requests, as the runner runs them) and, for comparison, connecting to the proxy directly (origin-form, the
  * previous behaviour). Runs alternate between the two so load on a shared machine hits both alike; prints the

@@ -1,4 +1,4 @@
-// Issue 9: what the service says about each class of file it used to get wrong, next to what ffprobe says,
+// what the service says about each class of file it used to get wrong, next to what ffprobe says,
 // and the bytes a `profile=fast` inspection pulled from the origin (the edge alone, no runner).
 //
 //   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npx tsx bench/facts-table.ts'
@@ -19,7 +19,7 @@ import { ffprobeReference, type FfprobeReference } from "../testkit/ffprobe-refe
 const root = join(import.meta.dirname, "..");
 const settleMs = 300;
 
-/** The classes of issue 9, in the order of its "Must show" list. */
+/** The classes of files the service used to get wrong. */
 const classes: [string, string][] = [
   ["Opus in WebM", "opus.webm"], ["FLAC in MKA", "flac.mka"], ["Vorbis in Ogg + cover art", "vorbis-cover.ogg"],
   ["WMA (ASF)", "audio.wma"], ["AAC-only MP4", "aac-only.mp4"], ["MP4 rotated 90°", "rotated-90.mp4"],

@@ -1,5 +1,5 @@
 /**
- * What one fault costs the Worker (issue 14 item 5): workerd CPU per request, read from /proc, for GET /health
+ * What one fault costs the Worker: workerd CPU per request, read from /proc, for GET /health
  * (the floor of any request through the local stack), a retried failing URL (the remembered error), a new
  * failing URL every time (a new Durable Object each), and a new URL refused before any fetch. Sequential
  * requests against the real `npm start`; prints one line per kind. Figures swing by 1-2 ms between runs on a

@@ -1,5 +1,5 @@
 /**
- * Faults stay local (issue 14 item 5): p50 latency of unrelated good inspections, first alone (baseline), then
+ * Faults stay local: p50 latency of unrelated good inspections, first alone (baseline), then
  * while FAULTS concurrent clients keep inspecting misbehaving origins (slow, trickle 1 B/s, reset, hang; one
  * origin each). Drives the real `npm start` on loopback. Prints one summary line with the ratio.
  *

@@ -1,5 +1,5 @@
 /**
- * Bounded, seeded fuzz of the real `npm start` (issue 14 item 6): COUNT requests (random methods, paths,
+ * Bounded, seeded fuzz of the real `npm start`: COUNT requests (random methods, paths,
  * content types, bodies, query strings, and corrupted media made from the test fixtures) at CONCURRENCY.
  * Passes with zero 500s and no hang (every request answered within its time limit). One summary line.
  *

@@ -1,5 +1,5 @@
 /**
- * Load against the real `npm start` (issue 14 item 6): COUNT inspections at CONCURRENCY over URLS distinct
+ * Load against the real `npm start`: COUNT inspections at CONCURRENCY over URLS distinct
  * URLs of generated media, mixing fast and standard. Passes with zero errors (every answer 200 or 202) and
  * exactly one origin probe per URL (concurrent callers share one probe; later ones are served from the record).
  *

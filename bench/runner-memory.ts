@@ -1,5 +1,5 @@
 /**
- * The runner's memory under load (issue 26: pick the container size from it). Starts the media runner as the
+ * The runner's memory under load (pick the container size from it). Starts the media runner as the
  * container runs it (TypeScript compiled with media-runner/tsconfig.build.json, plain `node`, no tsx) with
  * RUNNER_CONCURRENCY (default 2), sends JOBS (default 12) jobs at once over the sample files (video, WebM, a
  * large PNG, audio), and samples every 50 ms the resident memory of the runner and all its children

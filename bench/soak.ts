@@ -1,5 +1,5 @@
 /**
- * Memory under a soak (issue 14 item 4): the real `npm start`, WARMUP requests, then COUNT requests mixing
+ * Memory under a soak: the real `npm start`, WARMUP requests, then COUNT requests mixing
  * fast/standard/full inspections of a small set of generated files (URL variants, so records and Durable
  * Objects keep being created) with fuzzed requests, then IDLE seconds of nothing. Resident memory (VmRSS) of
  * workerd and the media runner is read after warm-up, at the end, and after the idle time. Passes when the

@@ -1,5 +1,5 @@
 /**
- * Starvation (issue 20 items 7 and 8): an unrelated caller's inspection's time alone, then behind one caller's SLOW inspections of
+ * Starvation: an unrelated caller's inspection's time alone, then behind one caller's SLOW inspections of
  * media on slow origins (each origin sends its first 64 KiB at once, then 4 KiB/s, so the runner's jobs for them
  * wait on the network until their deadlines), side by side in one run of the real `npm start` on loopback.
  * Prints the ratio (target <= 2) and where the unrelated job's time went (the runner's queue wait vs its run, and

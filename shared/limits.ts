@@ -6,7 +6,7 @@
 /** Largest remote file accepted (announced size and streamed bytes): 50 MiB. */
 export const MAX_SOURCE_BYTES = 50 * 1024 * 1024;
 
-/** Longest side of generated thumbnails (SPEC default 320 px); smaller images are never upscaled. */
+/** Longest side of generated thumbnails (320 px by default); smaller images are never upscaled. */
 export const THUMBNAIL_MAX_PX = 320;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * An HLS origin that answers by User-Agent (cloaking, issue 20 item 2): the Worker is shown a small VOD media
+ * An HLS origin that answers by User-Agent (cloaking): the Worker is shown a small VOD media
  * playlist, the media runner a master of many variants, each behind a chain of redirects. Every URL carries
  * the caller's query (the test's nonce), so the origin's log attributes each request to one inspection.
  *

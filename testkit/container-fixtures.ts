@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 5: one small file per container class `fast` reads from headers, made at set-up, and ffprobe's
+ * one small file per container class `fast` reads from headers, made at set-up, and ffprobe's
  * reading of each (the reference). ffmpeg makes all of them except AMR: Debian's ffmpeg 5.1 has no AMR encoder
  * (no libopencore/vo-amrwbenc), so the two AMR files are written here from RFC 4867's storage format (the magic
  * line, then frames of one toc byte and a fixed-size payload per mode); ffmpeg's native decoders read them. The

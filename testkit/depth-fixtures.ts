@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * Deeply nested untrusted documents (issue 20, rows 6 and 7), served as /media/depth/<name>: JSON-LD nested
+ * Deeply nested untrusted documents (rows 6 and 7), served as /media/depth/<name>: JSON-LD nested
  * 20,000 deep in a page, a 512 KiB head of the worst JSON-LD the head reader keeps, MPDs nested deep enough to
  * hurt an XML parser, and pages whose og:video names another page that itself names media. Text only, written
  * on every setup (cheap), so nothing large is committed.

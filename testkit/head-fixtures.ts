@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * Files whose facts lie past a 16 KiB probe head (issue 10, item 3): each edge reader must ask for exactly the
+ * Files whose facts lie past a 16 KiB probe head: each edge reader must ask for exactly the
  * bytes it needs. Made here with ffmpeg (plus a little byte surgery for the JPEG), nothing binary committed.
  */
 const ffmpeg = () => process.env.FFMPEG_PATH ?? "ffmpeg";

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * Issue 23's container classes the edge reads from headers, made with ffmpeg: the raw-audio and legacy
+ * The container classes the edge reads from headers, made with ffmpeg: the raw-audio and legacy
  * containers (AC-3, E-AC-3, ADTS, RF64, FLV, AVI) and the size / timing cases (pasp, Matroska DisplayWidth, an
  * MP4 whose track duration is no measure of its frame rate).
  */
@@ -25,7 +25,7 @@ export const headerFixtures: Record<string, string[]> = {
     "-preset", "ultrafast", "-f", "matroska"],
   "h264-aac.ts": [...pattern, ...stereo, "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-f", "mpegts"],
   "mpeg2-mp2.ts": [...pattern, ...stereo, "-c:v", "mpeg2video", "-c:a", "mp2", "-f", "mpegts"],
-  // Issue 23: audio-only transport streams were reported as video.
+  // audio-only transport streams were reported as video.
   "audio-only.ts": [...stereo, "-c:a", "mp2", "-f", "mpegts"],
   "ac3-only.ts": [...stereo, "-c:a", "ac3", "-f", "mpegts"],
   // Fragmented MP4 without mehd: an index at the end (mfra), and a DASH-style one after the moov (sidx).

@@ -1,5 +1,5 @@
 /**
- * Issue 23 corpus: one file per image class the runner decodes outside libvips, plus the edge-recognition
+ * One file per image class the runner decodes outside libvips, plus the edge-recognition
  * cases (SVG with an XML prolog, audio-only MPEG-TS/PS). Made by the real ffmpeg (and heif-enc for HEIC) at
  * set-up; ffmpeg 5.1 has no PSD or DDS encoder, so those two are written here from their published layouts.
  * Every still shows one scene: 96x64, the left 70 % `main` red, the right 30 % `other` blue.

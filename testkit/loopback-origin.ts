@@ -409,7 +409,7 @@ function htmlPage(params: URLSearchParams): Buffer {
   const pad = Number(params.get("pad") ?? 0);
   const bodyBytes = Number(params.get("body") ?? 0);
   const oembed = params.get("oembed");
-  // ?hostile=TEXT pads the head with TEXT repeated instead (worst cases for the head reader, issue 15).
+  // ?hostile=TEXT pads the head with TEXT repeated instead (worst cases for the head reader).
   const hostile = params.get("hostile");
   const head = [
     "<!doctype html><html><head><meta charset=\"utf-8\">",

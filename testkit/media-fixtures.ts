@@ -37,7 +37,7 @@ const stereoSine = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
   "-filter_complex", "[0:a][1:a]join=inputs=2:channel_layout=stereo[a]", "-map", "[a]"];
 
 /**
- * The classes of issue 9 (files the service used to get wrong), each made here so nothing binary is committed.
+ * The classes of files the service used to get wrong (files the service used to get wrong), each made here so nothing binary is committed.
  * `args` are ffmpeg arguments before the output; `make` builds the file from others (truncation, pipes).
  */
 export const factFixtures: Record<string, { args?: string[]; make?: (dir: string) => Buffer; rotate?: boolean }> = {

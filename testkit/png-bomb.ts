@@ -1,4 +1,4 @@
-// A PNG whose iCCP chunk is a zlib bomb (issue 15, finding 3), built without compressing anything: one
+// A PNG whose iCCP chunk is a zlib bomb, built without compressing anything: one
 // hand-made dynamic-Huffman deflate block in which "copy 258 bytes at distance 1" costs 2 bits, so 1 MB of
 // compressed profile inflates to about 1 GB of zeros. Pure code, usable in Node and in workerd.
 import { concatBytes } from "../shared/bytes/concat-bytes.ts";

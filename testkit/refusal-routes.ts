@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /**
- * /play/...: an origin that refuses the way real ones do (issue 25 item 3), with the markers the real
+ * /play/...: an origin that refuses the way real ones do, with the markers the real
  * challenge pages carry, plus /play/validated/<id>: a file with ETag/Last-Modified that answers conditional
  * requests with 304 until /play/bump/<id> changes it (item 2).
  */

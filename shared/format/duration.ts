@@ -1,5 +1,5 @@
 /**
- * Formats a duration as m:ss (SPEC 2.2). Minutes are not wrapped into hours, so a 75-minute file reads
+ * Formats a duration as m:ss. Minutes are not wrapped into hours, so a 75-minute file reads
  * "75:00": the contract names one shape, and clients can parse it without a branch.
  * Rounds to the nearest second (2.96 s reads "0:03", as players show a total length).
  */

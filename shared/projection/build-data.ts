@@ -12,7 +12,7 @@ import { stageFields } from "./stage-fields.ts";
 import { accessibilityOf } from "./accessibility.ts";
 
 /**
- * Every namespace the record can fill, before any profile rule. Each enrichment follows SPEC 2.3:
+ * Every namespace the record can fill, before any profile rule. Each enrichment follows one rule:
  * `null` while its stage is pending, the value once done, omitted when unsupported or when the stage failed.
  */
 export function buildFullData(record: ResourceRecord, baseUrl?: string): InspectData {
@@ -118,7 +118,7 @@ function buildMetadata(record: ResourceRecord): InspectData["metadata"] {
 
 /**
  * The preview fields the registry's stages fill. A provider's preview is its own thumbnail (or oEmbed's); audio
- * keeps SPEC's reserved spectrogram.
+ * keeps the contract's reserved spectrogram.
  */
 function buildPreview(record: ResourceRecord): InspectData["preview"] {
   if (record.provider) {

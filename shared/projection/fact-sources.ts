@@ -7,7 +7,7 @@ type Sources = z.infer<typeof FactSources>;
 type Metadata = NonNullable<InspectData["metadata"]>;
 
 /**
- * `metadata.sources` (issue 23 item 4): one map of where each reported fact came from, derived from the
+ * `metadata.sources`: one map of where each reported fact came from, derived from the
  * per-stream maps so the two can never disagree. The video stream speaks for duration, fps, dimensions and
  * bitrate when there is one; the audio stream for the sample rate (and for the rest of an audio file). Image
  * dimensions come from a header reader at the edge, or from the runner's decoder. Only facts the response

@@ -4,7 +4,7 @@ import type { StageError, StageName } from "../schemas/stages.ts";
 import { registeredStages } from "../stages/index.ts";
 
 /**
- * Processing state derived from the record's stage registry alone (SPEC 3): never from the profile, fields
+ * Processing state derived from the record's stage registry alone: never from the profile, fields
  * or what a projection shows. A failed stage counts as completed (done, with no result) and is also listed
  * in `failedStages`, so a resource can never stay pending because of a broken stage.
  */

@@ -5,7 +5,7 @@ import { renderElement, toHtml } from "./html-tags.ts";
 import { stageView } from "./processing.ts";
 
 /**
- * The `embed` profile (SPEC 2.4): only what a page needs to render the resource, and how sure we are.
+ * The `embed` profile: only what a page needs to render the resource, and how sure we are.
  * Providers: verified by the registry, and by the network when oEmbed answered. Direct media: rendered
  * natively; framing headers say whether the file's page could be iframed instead.
  */
@@ -25,7 +25,7 @@ function projectEmbedData(record: ResourceRecord, baseUrl: string | undefined): 
   if (record.provider) {
     const oembed = stageView(record, "oembed");
     const networkVerified = oembed === "done" && record.results.oembed !== undefined;
-    // A discovered provider is the page's own claim: never "verified" or "safe" (issue 15, finding 6).
+    // A discovered provider is the page's own claim: never "verified" or "safe".
     const registry = record.provider.detectionMethod === "url-parser";
     const verified = networkVerified && registry;
     const blocked = record.results.embeddable === false;

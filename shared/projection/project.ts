@@ -18,7 +18,7 @@ export interface ProjectionOptions {
 }
 
 /**
- * The one pure function from a resource record to an API answer (SPEC 4.3). Processing state is computed
+ * The one pure function from a resource record to an API answer. Processing state is computed
  * from the record before any projection, so it is identical for every profile, `fields` and `expand`.
  */
 export function project(record: ResourceRecord, options: ProjectionOptions): InspectResponse | EmbedResponse {
@@ -35,7 +35,7 @@ export function project(record: ResourceRecord, options: ProjectionOptions): Ins
     delete data.providerData;
     if (!expand.has("embedHtml") && data.playback) delete data.playback.html;
     if (record.provider) {
-      // Provider-native preview is kept in fast (SPEC 4.3 rule 1) and is not a hidden field.
+      // Provider-native preview is kept in fast and is not a hidden field.
       if (data.preview?.thumbnail === null) delete data.preview;
     } else if (data.preview && Object.values(data.preview).some((v) => v !== undefined)) {
       // Only a preview that exists can be hidden: a web page has none, so its hiddenFields stays [].

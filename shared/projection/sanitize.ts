@@ -1,4 +1,4 @@
-/** Removes `undefined` values and empty objects, recursively (SPEC 2.3: `{}` is never returned). */
+/** Removes `undefined` values and empty objects, recursively (`{}` is never returned). */
 export function withoutEmptyObjects<T>(value: T): T {
   return prune(value) as T;
 }

@@ -5,7 +5,7 @@ import { stageView } from "./processing.ts";
 
 /**
  * The fields the registry's stages fill under one namespace (`metadata`, `preview`), from each declaration's
- * `fills` and `show` (SPEC 2.3): null while the stage is pending, its value once done, omitted when it failed,
+ * `fills` and `show`: null while the stage is pending, its value once done, omitted when it failed,
  * showed nothing, or is not registered; a reserved opt-in field is null until asked for. A path one level
  * deeper (`audio.loudness`) is added to the object its parent stage shows. Adding a stage adds its fields here
  * with no edit.

@@ -25,7 +25,7 @@ export type ProviderCapabilities = z.infer<typeof ProviderCapabilities>;
 export const SemanticEmbedType = z.enum(["embedded-video", "embedded-audio"]);
 export type SemanticEmbedType = z.infer<typeof SemanticEmbedType>;
 
-/** A hosted-media URL recognised by its pattern alone (SPEC 2.2 `provider`), with what is needed to embed it. */
+/** A hosted-media URL recognised by its pattern alone, with what is needed to embed it. */
 export const ProviderMatch = z.object({
   name: z.string(),
   confidence: z.number().min(0).max(1),

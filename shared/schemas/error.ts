@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Every error code the API can answer with (SPEC section 7, plus the codes SPEC leaves to us). */
+/** Every error code the API can answer with (the contract's codes, plus this service's own). */
 export const errorCodes = [
   "INVALID_URL",
   "INVALID_PAYLOAD",
@@ -45,7 +45,7 @@ export const errorTitles: Record<ErrorCode, string> = {
 };
 
 /**
- * Why an origin exchange failed, finer than the code (issue 25 item 3): what a caller can act on (solve the
+ * Why an origin exchange failed, finer than the code: what a caller can act on (solve the
  * challenge in a browser, sign in, accept the consent, wait for Retry-After, try another region).
  */
 export const errorReasons = [
@@ -70,7 +70,7 @@ export const ErrorReason = z.enum(errorReasons).meta({
 });
 export type ErrorReason = z.infer<typeof ErrorReason>;
 
-/** The extra error fields: present only when they say something (the SPEC 7 envelope is a subset). */
+/** The extra error fields: present only when they say something (the error envelope is a subset). */
 const ErrorExtras = {
   reason: ErrorReason.optional(),
   upstreamStatus: z.number().int().min(100).max(599).optional()

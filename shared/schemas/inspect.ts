@@ -2,7 +2,7 @@ import { z } from "zod";
 import { InspectData, namespaceNames, subFieldNames } from "./inspect-data.ts";
 import { StageError, StageName } from "./stages.ts";
 
-/** Brief job form, as carried by the inspect 202 answer (SPEC 2.5, 3). Here, not in job.ts: job.ts embeds InspectResponse. */
+/** Brief job form, as carried by the inspect 202 answer. Here, not in job.ts: job.ts embeds InspectResponse. */
 export const JobBrief = z.object({
   id: z.string(),
   status: z.enum(["processing", "complete"]),
@@ -97,7 +97,7 @@ export type InspectBody = z.infer<typeof InspectBody>;
 export const InspectByQuery = InspectQuery.extend({ url: InspectBody.shape.url });
 export type InspectByQuery = z.infer<typeof InspectByQuery>;
 
-/** URLs one batch request may carry (issue 25 item 4). */
+/** URLs one batch request may carry. */
 export const maxBatchUrls = 20;
 
 export const BatchBody = z

@@ -2,14 +2,14 @@ import { z } from "zod";
 import { stageNames, stagesFor } from "../stages/registry.ts";
 import { MediaCategory, mediaCategories } from "../shapes/media-category.ts";
 
-/** Enrichment stage names (SPEC 2.1), as the stage registry (shared/stages/registry.ts) declares them. */
+/** Enrichment stage names, as the stage registry (shared/stages/registry.ts) declares them. */
 export { stageNames };
 export const StageName = z.enum(stageNames).meta({ id: "StageName" });
 export type StageName = z.infer<typeof StageName>;
 
 export { MediaCategory, mediaCategories };
 
-/** Stages registered per media category (SPEC 2.6), derived from the registry: what "complete" means. */
+/** Stages registered per media category, derived from the registry: what "complete" means. */
 export const stagesByCategory: Readonly<Record<MediaCategory, readonly StageName[]>> = {
   image: stagesFor("image"),
   video: stagesFor("video"),

@@ -5,8 +5,8 @@ import { storyboardColumns, storyboardMaxTiles } from "../limits.ts";
 import { Chapters, Live, MediaTracks, Protection } from "./tracks.ts";
 import { Capture, Rights } from "./provenance.ts";
 
-// Data namespaces of SPEC 2.2. A field that is `null` is registered but pending; an omitted field is
-// unsupported for the category (SPEC 2.3). Empty objects never appear.
+// Data namespaces of the answer. A field that is `null` is registered but pending; an omitted field is
+// unsupported for the category. Empty objects never appear.
 
 const hexColor = z.string().regex(/^#[0-9a-f]{6}$/).meta({ description: "Hex colour #rrggbb" });
 
@@ -91,7 +91,7 @@ export const FactSources = z.object({
   dimensions: FactSource.optional(),
   bitrate: FactSource.optional(),
   sampleRate: FactSource.optional(),
-}).meta({ id: "FactSources", description: "Where each fact came from (issue 23): absent for a fact not reported" });
+}).meta({ id: "FactSources", description: "Where each fact came from: absent for a fact not reported" });
 
 const pixels = (what: string) => z.number().int().optional().meta({ description: `${what} in pixels, as displayed` });
 
@@ -171,7 +171,7 @@ export const Metadata = z.object({
   capture: Capture.nullable().optional().meta({ description: "When, with what and where it was taken (keys only when the file holds them); null while pending" }),
   rights: Rights.nullable().optional().meta({ description: "Creator, copyright and licence the file declares; null while pending" }),
   sources: FactSources.optional().meta({
-    description: "Where each reported fact came from, the video stream's for duration, fps, dimensions and bitrate, the audio stream's for the sample rate (issue 23 item 4); absent while metadata is pending",
+    description: "Where each reported fact came from, the video stream's for duration, fps, dimensions and bitrate, the audio stream's for the sample rate; absent while metadata is pending",
   }),
 }).meta({ id: "Metadata" });
 

@@ -1,7 +1,7 @@
 /**
  * Media runner API, version 1 (POST /v1/process). The Worker's queue consumer sends RunnerRequest and
  * reads RunnerResponse; the runner validates both ends with these schemas. Metadata shapes are the
- * ones of the public API (SPEC 2.2), imported so that both sides cannot drift.
+ * ones of the public API, imported so that both sides cannot drift.
  */
 import { z } from "zod";
 import { AudioMetadata, AudioWaveform, ImageMetadata, Loudness, PaletteColor, paletteColorsMax, Placeholder, storyboardColumns, storyboardMaxTiles, VideoMetadata, Waveform } from "./media-data.ts";
@@ -196,7 +196,7 @@ export const RunnerResponse = z.object({
 });
 export type RunnerResponse = z.infer<typeof RunnerResponse>;
 
-/** Error codes of the runner; the SPEC 7 ones keep their meaning and status. */
+/** Error codes of the runner; the API's own ones keep their meaning and status. */
 export const runnerErrorCodes = [
   "INVALID_PAYLOAD", // 400
   "UNAUTHORIZED", // 401

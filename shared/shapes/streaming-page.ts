@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Schemas for streaming manifests (HLS, DASH) and web pages (issue 13). Kept apart from data.ts so that file
+// Schemas for streaming manifests (HLS, DASH) and web pages. Kept apart from data.ts so that file
 // only has to import these namespaces; this file imports nothing from it (no import cycle).
 
 /** One rendition of an adaptive stream, as the manifest declares it (no segment is read at the edge). */

@@ -44,7 +44,7 @@ export interface EngineOutput {
 
 export interface StageDefinition<N extends string = string> {
   name: N;
-  /** Categories whose records register this stage (SPEC 3: what "complete" means for a resource). */
+  /** Categories whose records register this stage (what "complete" means for a resource). */
   categories: readonly MediaCategory[];
   /** Engines that may finish it, in order of preference. */
   engines: readonly StageEngine[];
@@ -62,7 +62,7 @@ export interface StageDefinition<N extends string = string> {
    * null while pending, the value once done, omitted when failed or not registered.
    */
   show?: (results: StageResults) => Readonly<Record<string, unknown>>;
-  /** An opt-in stage whose field SPEC reserves: null until a caller asks for it, for the categories it applies to. */
+  /** An opt-in stage whose field the contract reserves: null until a caller asks for it, for the categories it applies to. */
   reservedUntilAsked?: boolean;
   /**
    * Registered only once a caller asks for it with this `expand` value; from then on it is part of the

@@ -42,7 +42,7 @@ export const maxIccProfileBytes = 4 * 1024 * 1024;
 export const maxProbeExtraRequests = 32;
 
 /**
- * Bytes read from the end of an MPEG program stream for its last timestamps (issue 23): sixteen 2 KiB DVD packs,
+ * Bytes read from the end of an MPEG program stream for its last timestamps: sixteen 2 KiB DVD packs,
  * enough for the last PES of every stream a DVD or ffmpeg muxer interleaves. One suffix read, like MPEG-TS's.
  */
 export const mpegPsTailBytes = 32 * 1024;

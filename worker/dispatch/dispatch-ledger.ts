@@ -28,7 +28,7 @@ export class DispatchLedger {
 
   constructor(private readonly raw: SqlStorage) {}
 
-  /** The table is created on first use, so an object that never dispatches writes none (issue 14 item 5). */
+  /** The table is created on first use, so an object that never dispatches writes none. */
   private get sql(): SqlStorage {
     if (!this.schemaReady) {
       this.raw.exec(`CREATE TABLE IF NOT EXISTS dispatch (id INTEGER PRIMARY KEY AUTOINCREMENT, stages TEXT NOT NULL, via TEXT NOT NULL, owner TEXT NOT NULL, attempt INTEGER NOT NULL, deadline INTEGER NOT NULL, caller TEXT)`);

@@ -1,5 +1,5 @@
 /**
- * Per-origin concurrency cap for the Worker's outbound fetches (issue 14 item 5, issue 15 item 4), with the
+ * Per-origin concurrency cap for the Worker's outbound fetches, with the
  * shared OriginLimiter: at most ORIGIN_MAX_CONCURRENT requests to one origin wait for response headers at
  * once in this isolate; a queued request gives up with its deadline, and a slot is freed as soon as headers
  * arrive or the attempt fails.

@@ -3,7 +3,7 @@ import { PinnedConnections, connectionKey, type Lane, type PinnedConnection } fr
 /**
  * A minimal HTTP/1.1 client over `cloudflare:sockets` that connects to an address the caller already
  * checked, never to a name: the runtime's `fetch()` would resolve the host again with the system resolver,
- * which is the DNS-rebinding window (issue 15, finding 1). TLS is started on that socket with the URL's
+ * which is the DNS-rebinding window. TLS is started on that socket with the URL's
  * host as the expected certificate name, so https is verified exactly as `fetch()` would verify it.
  *
  * With a connection pool (one per inspection, see pinned-connections.ts) a connection is kept alive and the

@@ -1,5 +1,5 @@
 /**
- * Why an origin refused (issue 25 item 3): a failed answer, or a redirect away from what was asked, classified
+ * Why an origin refused: a failed answer, or a redirect away from what was asked, classified
  * into the reasons callers can act on. Every check is bounded and linear: a fixed set of substring searches
  * over at most `challengeSniffBytes` of body and a few header values, no regular expressions.
  */

@@ -5,7 +5,7 @@ import { bindingOf, checkRate, type RateDecision } from "../rate/rate-check.ts";
 import { clientKey, rateLimitHeaders } from "./rate-limit.ts";
 
 /**
- * A batch spends the client's inspect rate limit once per URL (issue 25 item 4), so a batch is never a way
+ * A batch spends the client's inspect rate limit once per URL, so a batch is never a way
  * around it: `admitted[i]` says whether URL i fit. The headers are the last decision's (what is left now).
  */
 export async function admitBatch(c: Context<AppEnv>, count: number): Promise<{ admitted: boolean[]; headers: Record<string, string> }> {

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on POST /api/v1/inspect and the batch (issue 25 item 5, as Stripe's): the same key with the
+ * Idempotency-Key on POST /api/v1/inspect and the batch (as Stripe's): the same key with the
  * same request within 24 h answers the first answer again (`Idempotent-Replayed: true`) and registers nothing
  * new; the same key with a different request is 422. A request arriving while the first with its key is still
  * running is 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (Stripe's answer to concurrent use, and the IETF

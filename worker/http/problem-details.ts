@@ -1,7 +1,7 @@
 /**
  * RFC 9457 problem details for callers that ask for them (`Accept: application/problem+json`): every error
  * envelope this app writes (the error handler's, the rate limit's, the body limit's) is rewritten once, here,
- * so no error path can forget. Callers that do not ask get the SPEC section 7 envelope unchanged.
+ * so no error path can forget. Callers that do not ask get the error envelope unchanged.
  */
 import type { MiddlewareHandler } from "hono";
 import { ErrorBody, errorTitles, problemTypePath, type ProblemDetails } from "../../shared/schemas/error.ts";

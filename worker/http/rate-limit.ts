@@ -5,8 +5,7 @@ import { bindingOf, checkRate, type RateDecision } from "../rate/rate-check.ts";
 import { clientKey } from "./client-identity.ts";
 
 /**
- * Per-client rate limit of /api/v1/inspect, GET, HEAD and POST alike (issue 15, findings 4 and 9; issue 20,
- * item 3), as middleware and response fields; the checks themselves are in worker/rate/rate-check.ts. Limits
+ * Per-client rate limit of /api/v1/inspect, GET, HEAD and POST alike, as middleware and response fields; the checks themselves are in worker/rate/rate-check.ts. Limits
  * are the named settings in worker/config/config.ts; keep wrangler.toml's `simple` blocks equal to them.
  */
 

@@ -4,7 +4,7 @@ export type JobRow = {
   completed_at: number | null;
   webhook_url: string | null;
   expires_at: number;
-  /** The URL as this job's caller sent it: shown only in this job's result and webhook (issue 15, finding 5). */
+  /** The URL as this job's caller sent it: shown only in this job's result and webhook. */
   caller_url: string | null;
   /** JSON list of the stages the job waits for (pending at creation); null on rows written before it existed. */
   stages: string | null;
@@ -28,7 +28,7 @@ export class JobStore {
 
   constructor(private readonly raw: SqlStorage) {}
 
-  /** The tables are created on first use, so an object that never has a job writes none (issue 14 item 5). */
+  /** The tables are created on first use, so an object that never has a job writes none. */
   private get sql(): SqlStorage {
     if (this.schemaReady) return this.raw;
     const raw = this.raw;
@@ -58,7 +58,7 @@ export class JobStore {
 
   /**
    * The unexpired job of this (webhook URL, caller URL) on this resource, pending or already delivered: a
-   * repeated request joins it instead of adding another POST to the same target (issue 15, finding 7). Only
+   * repeated request joins it instead of adding another POST to the same target. Only
    * the same caller URL joins, so no caller can read another caller's URL through a shared job.
    */
   existingForWebhook(webhookUrl: string, callerUrl: string | undefined, now: number): JobRow | undefined {

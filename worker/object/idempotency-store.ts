@@ -1,5 +1,5 @@
 /**
- * One Idempotency-Key's first request and answer (issue 25 item 5), kept by the Durable Object named after
+ * One Idempotency-Key's first request and answer, kept by the Durable Object named after
  * the client and the key (so the key's requests meet whatever URL they name). One row per object.
  *
  * While the first request runs, its row is a claim without an answer that lapses after a lease (the longest a

@@ -4,7 +4,7 @@ import type { CachedError, RecordStore } from "./record-store.ts";
 /**
  * The origin error this object answers until it expires (ERROR_TTL_SECONDS), so a failing origin is not
  * hammered. A first failure is kept in memory only; it is written to storage when it is answered again (a
- * caller retrying), so a URL that fails once costs no storage write (issue 14 item 5) and one that callers
+ * caller retrying), so a URL that fails once costs no storage write and one that callers
  * retry survives the object's eviction.
  */
 export class OriginErrorMemory {

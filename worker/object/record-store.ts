@@ -26,7 +26,7 @@ function extrasFrom(json: string | null): Pick<CachedError, "reason" | "upstream
 /**
  * The ResourceObject's SQLite tables. One row per table per object: each object is one resource. The tables are
  * created on the first write; until then reads find nothing, so a new object that only fails writes nothing
- * (issue 14 item 5: a stream of new failing URLs costs no storage writes).
+ * (a stream of new failing URLs costs no storage writes).
  */
 export class RecordStore {
   private schemaReady = false;

@@ -158,7 +158,7 @@ export class ResourceObject extends DurableObject<Env> {
       // A nested call has no caller to hand a job to.
       const wantsJob = call.webhookUrl !== undefined || (!complete && !call.nested && call.profile !== "fast" && call.profile !== "embed");
       let job: { id: string; status: "processing" | "complete" } | undefined;
-      // One job per (resource, webhookUrl, caller URL) for the job's lifetime: repeats join it (issue 15, finding 7).
+      // One job per (resource, webhookUrl, caller URL) for the job's lifetime: repeats join it.
       const joined = call.webhookUrl !== undefined ? this.jobs.existingForWebhook(call.webhookUrl, call.callerUrl, Date.now()) : undefined;
       if (joined) {
         job = { id: joined.id, status: joined.completed_at !== null || complete ? "complete" : "processing" };
@@ -198,7 +198,7 @@ export class ResourceObject extends DurableObject<Env> {
     const row = this.jobs.get(jobId, now);
     if (!row) return { found: false };
     const stored = this.record(now);
-    // The job's result shows its own caller's URL (issue 15, finding 5).
+    // The job's result shows its own caller's URL.
     const record = stored && row.caller_url ? { ...stored, url: row.caller_url } : stored;
     const job = jobView(row, record);
     this.jobs.raiseProgress(row.id, job.progress);
@@ -495,7 +495,7 @@ export class ResourceObject extends DurableObject<Env> {
   /**
    * Runner work ended: the alarm moves to what is actually due next (usually the record's expiry). Without
    * this, the watchdog or queue-pickup wake set at dispatch fires after the work is done, and workerd
-   * re-creates the evicted object (SQLite, native memory) only to find nothing to do (issue 14, item 4).
+   * re-creates the evicted object (SQLite, native memory) only to find nothing to do.
    */
   private async rearmAlarm(): Promise<void> {
     const now = Date.now();

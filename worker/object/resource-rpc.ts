@@ -13,7 +13,7 @@ export interface InspectCall {
   provider?: ProviderRecord;
   profile: Profile;
   webhookUrl?: string;
-  /** The caller's own URL, kept with its job only (issue 15, finding 5). */
+  /** The caller's own URL, kept with its job only. */
   callerUrl?: string;
   /** Inspected because a page names it: its own page:media stage does not run (no page-to-page chains). */
   nested?: boolean;
@@ -23,7 +23,7 @@ export interface InspectCall {
   client?: string;
   /** `expand` values that register opt-in stages (storyboard, waveform) on the record. */
   optIn?: string[];
-  /** The caller's maxAge (seconds): an older record is revalidated with the origin first (issue 25 item 2). */
+  /** The caller's maxAge (seconds): an older record is revalidated with the origin first. */
   maxAge?: number;
 }
 

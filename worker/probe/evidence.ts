@@ -33,11 +33,11 @@ const audioTwinOf: Readonly<Record<string, string>> = {
   "video/x-ms-asf": "audio/x-ms-asf",
   "application/vnd.ms-asf": "audio/x-ms-asf",
   "audio/x-ms-asf": "audio/x-ms-asf",
-  // MPEG transport and program streams: the PMT's stream types or the packs' stream ids (issue 23).
+  // MPEG transport and program streams: the PMT's stream types or the packs' stream ids.
   "video/mp2t": "audio/mp2t",
   "video/MP1S": "audio/mpeg",
   "video/MP2P": "audio/mpeg",
-  // FLV's header flags and AVI's stream headers (issue 23).
+  // FLV's header flags and AVI's stream headers.
   "video/x-flv": "audio/x-flv",
   "video/vnd.avi": "audio/vnd.avi",
   // FLI/FLC carry no sound: the header's frame count and speed are the edge's facts (flic-header.ts).

@@ -5,7 +5,7 @@ import { HeadCollector as PageElementCollector, collectHeadTag, collectHeadText,
 export interface HtmlHeadFacts {
   title?: string;
   oembedUrl?: string;
-  /** meta, link, html lang, title and JSON-LD, for page facts (worker/page, issue 13). */
+  /** meta, link, html lang, title and JSON-LD, for page facts (worker/page). */
   elements?: HeadElements;
 }
 
@@ -85,7 +85,7 @@ export function headComplete(html: string): boolean {
 }
 
 /**
- * Reads the head's facts in one linear scan of at most maxHtmlHeadBytes (issue 15, finding 2): the head is
+ * Reads the head's facts in one linear scan of at most maxHtmlHeadBytes: the head is
  * untrusted, so no backtracking regular expression ever sees it.
  */
 export function readHtmlHead(html: string, baseUrl: string): HtmlHeadFacts {

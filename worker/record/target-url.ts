@@ -2,7 +2,7 @@ import { maxUrlLength } from "../../shared/schemas/inspect.ts";
 import { errors } from "../errors/api-error.ts";
 import { sha256Hex } from "../encoding/sha256.ts";
 
-/** Validates a caller-supplied URL (SPEC 8: http/https only) and returns it parsed by the WHATWG parser. */
+/** Validates a caller-supplied URL (http/https only) and returns it parsed by the WHATWG parser. */
 export function parseTargetUrl(raw: string, field = "url"): URL {
   if (raw.length > maxUrlLength) throw errors.invalidUrl(`${field} is longer than ${maxUrlLength} characters.`);
   let url: URL;
@@ -22,7 +22,7 @@ export function parseTargetUrl(raw: string, field = "url"): URL {
 /**
  * Query parameters that only track who shared a link or from where; they never select the content. Removed
  * from the resource identity, so one caller's share link (and its identifiers) never reaches another caller
- * through a shared record (issue 15, finding 5), and tracking variants of one URL are one resource.
+ * through a shared record, and tracking variants of one URL are one resource.
  */
 export const trackingParameters: readonly string[] = [
   "fbclid", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "msclkid", "yclid", "twclid", "ttclid", "li_fat_id",

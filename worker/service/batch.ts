@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/inspect/batch (issue 25 item 4): each URL is one ordinary inspection (edge cache, resource
+ * POST /api/v1/inspect/batch: each URL is one ordinary inspection (edge cache, resource
  * object, the same errors), run concurrently within per-origin limits; each answers its own envelope, or error
  * envelope, in the order given. One URL failing never fails the batch.
  */

@@ -7,7 +7,7 @@
  *   (profile, fields, expand, debug) and own `identity.url` are applied per request and no caller sees
  *   another's URL. Only complete records are stored (a partial one changes as stages finish), each until the
  *   record's own expiry;
- * - a remembered origin error (issue 14 item 5): an error the resource object remembers for
+ * - a remembered origin error: an error the resource object remembers for
  *   ERROR_TTL_SECONDS, kept here until the object's own expiry of it, so a caller retrying a failing URL is
  *   answered as cheaply as a cached record instead of by a Durable Object call every time. Only what the
  *   object chose to remember is stored (origin errors, never the caller's own 400s), as its public status,

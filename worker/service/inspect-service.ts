@@ -79,7 +79,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
   const reply = await stub.inspect({
     key,
     // The stored record keeps the normalised URL (no fragment, no tracking parameters); the caller's own
-    // URL stays with the caller's job only (issue 15, finding 5).
+    // URL stays with the caller's job only.
     url: normalizeUrl(url),
     callerUrl: body.url.trim(),
     normalizedUrl,
@@ -115,7 +115,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     : { ...common, status: 202, body: projected, pendingJobId: reply.job.id };
 }
 
-/** The caller's view of a record: its own URL as given (SPEC 2.2: identity.url) and its own projection. */
+/** The caller's view of a record: its own URL as given (identity.url) and its own projection. */
 function projectFor(
   stored: ResourceRecord,
   body: InspectBody,

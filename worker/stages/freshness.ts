@@ -1,5 +1,5 @@
 /**
- * Freshness on request (issue 25 item 2): `maxAge` bounds how old a record may be, counted from when the
+ * Freshness on request: `maxAge` bounds how old a record may be, counted from when the
  * origin last gave or confirmed it; and the conditional request that confirms it (If-None-Match /
  * If-Modified-Since from the validators the probe kept), one Range request of one byte.
  */

@@ -76,7 +76,7 @@ async function readHeadByGet(source: RangeByteSource, policy: FetchPolicy): Prom
 const oembedUrlFields = ["author_url", "provider_url", "thumbnail_url"] as const;
 
 /**
- * A discovered oEmbed document is the page's own claim about itself, so it is untrusted (issue 15, finding 6):
+ * A discovered oEmbed document is the page's own claim about itself, so it is untrusted:
  * `html` is never kept (only an https iframe src taken from it becomes the embed URL), the self-declared
  * `provider_name` is dropped (the provider is named `oembed:<page host>`), and non-http(s) URLs are dropped.
  */

@@ -28,7 +28,7 @@ export async function deliverDueWebhooks(
       jobs.postpone(delivery.job_id, Date.now() + rate.resetSeconds * 1000);
       continue;
     }
-    // Each job's event carries its own caller's URL, never another caller's (issue 15, finding 5).
+    // Each job's event carries its own caller's URL, never another caller's.
     const own = record ? { ...record, url: delivery.caller_url ?? record.url } : undefined;
     const result = own ? (project(own, { profile: "standard", responseSource: "cache" }) as InspectResponse) : undefined;
     const outcome = await deliverWebhook(config, delivery.webhook_url, delivery.message_id, {

@@ -29,7 +29,7 @@ export async function deliverWebhook(config: Config, url: string, messageId: str
     );
     await response.body?.cancel();
     if (response.status >= 200 && response.status < 300) return { ok: true };
-    // A 4xx is the receiver refusing this event: sending it again would only repeat the POST (issue 15, finding 7).
+    // A 4xx is the receiver refusing this event: sending it again would only repeat the POST.
     const permanent = response.status >= 400 && response.status < 500;
     return { ok: false, error: `receiver answered ${response.status}`, permanent };
   } catch (err) {

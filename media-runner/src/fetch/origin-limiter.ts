@@ -1,5 +1,5 @@
 /**
- * The runner's per-origin cap on upstream requests (issue 14 item 5), with the shared OriginLimiter.
+ * The runner's per-origin cap on upstream requests, with the shared OriginLimiter.
  *
  * The slot covers the wait for headers only, not the body: a job's engines may pause one body while they
  * seek elsewhere in the same file, and a slot held by a paused body could starve the seek it waits for.

@@ -99,7 +99,7 @@ export async function openUpstream(
     checkUrl(current, ctx.allowlist);
     let response: Dispatcher.ResponseData;
     try {
-      // A request waiting for its origin's slot gives up with the same deadline (issue 14 item 5).
+      // A request waiting for its origin's slot gives up with the same deadline.
       response = await (ctx.originLimiter ?? originLimiter).run(current, signal, () => request(current, {
         method: "GET",
         dispatcher: ctx.dispatcher,

@@ -1,5 +1,5 @@
 /**
- * Which waiting job gets the next runner slot (issue 20 items 7 and 8). The old single FIFO let one caller's
+ * Which waiting job gets the next runner slot. The old single FIFO let one caller's
  * slow-origin jobs hold every slot and queue ahead of everyone else. Here:
  *
  * - jobs wait per flow (their origin, and their caller when the Worker names one: RunnerRequest.client), and a

@@ -2,7 +2,7 @@
  * Finds ffmpeg and ffprobe: FFMPEG_PATH/FFPROBE_PATH, then PATH, then (local development only) the binaries
  * packaged on npm (@ffmpeg-installer/ffmpeg, @ffprobe-installer/ffprobe). The packaged ffmpeg is a 2018
  * build with years of fixed parser vulnerabilities, so it never parses untrusted media in production or in
- * the container (issue 15, finding 13); locally it is a fallback with a warning.
+ * the container; locally it is a fallback with a warning.
  */
 import { accessSync, constants } from "node:fs";
 import { createRequire } from "node:module";

@@ -10,7 +10,7 @@ export const allowedDemuxers = [
   "mov", "mp4", "m4a", "3gp", "matroska", "webm", "avi", "flv", "asf", "mpegts", "mpeg", "m4v", "h264", "hevc",
   "ivf", "mp3", "aac", "ac3", "eac3", "flac", "ogg", "wav", "w64", "aiff", "caf", "au", "amr", "wv", "ape",
   "dts", "truehd", "mjpeg", "gif", "png_pipe", "jpeg_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe", "avif",
-  // Single-picture image demuxers of Debian's ffmpeg 5.1 (issue 23): JPEG 2000 (JP2 box and raw codestream),
+  // Single-picture image demuxers of Debian's ffmpeg 5.1: JPEG 2000 (JP2 box and raw codestream),
   // netpbm, Photoshop and DirectDraw Surface.
   "j2k_pipe", "pbm_pipe", "pgm_pipe", "ppm_pipe", "pam_pipe", "psd_pipe", "dds_pipe",
   // Autodesk FLI/FLC animations (one self-contained file of palette frames).

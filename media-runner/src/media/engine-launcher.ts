@@ -1,5 +1,5 @@
 /**
- * Engine processes are started off the runner's event loop (issue 20 item 7). `child_process.spawn` is
+ * Engine processes are started off the runner's event loop. `child_process.spawn` is
  * synchronous: libuv forks the runner and waits until the child has exec'd. Under load that took 28 to 369 ms
  * per engine (median 112 ms, measured with the CPU profiler during `npm run starvation`), and for all that time
  * the event loop served nobody: every other job's Range proxy, origin reads and answers stood still, so twelve

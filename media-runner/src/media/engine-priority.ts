@@ -1,5 +1,5 @@
 /**
- * CPU priority of a job's engine processes (issue 20 item 7). The engines' CPU is what one origin's jobs take
+ * CPU priority of a job's engine processes. The engines' CPU is what one origin's jobs take
  * from another's: every ffmpeg/ffprobe start alone costs about 200 ms of CPU with Debian's build. The fair
  * scheduler gives each origin (flow) one job in the foreground, its oldest one under way; the engines of its
  * other jobs run in the background, at the lowest priority (a higher nice value, which any process may set on

@@ -1,5 +1,5 @@
 /**
- * Memory and work bounds of every ffprobe/ffmpeg run on untrusted media (issue 15, item 3), in one place.
+ * Memory and work bounds of every ffprobe/ffmpeg run on untrusted media, in one place.
  * Two layers: ffmpeg's own per-allocation cap refuses a single absurd buffer (a sample table declaring
  * millions of entries makes the mov demuxer allocate 24 bytes per entry: 80 M entries in a 70 KB file took
  * ffprobe to 1.9 GB), and an address-space limit on the child process bounds the total, including memory
@@ -48,7 +48,7 @@ export function engineAddressSpaceBytes(maxAllocBytes: number = engineMaxAllocBy
 }
 
 /**
- * Shrink-on-load (issue 23): libjpeg decodes at 1/2, 1/4 or 1/8 scale straight from the DCT coefficients and
+ * Shrink-on-load: libjpeg decodes at 1/2, 1/4 or 1/8 scale straight from the DCT coefficients and
  * libwebp scales while it decodes, so a source over the decode-pixel limit can still get a thumbnail: what is
  * held in memory is the scaled picture, which must itself fit the limit. The source's pixel count still sets
  * the CPU work (every coefficient is read), so it is capped too, at WebP's own largest picture (16383 px a

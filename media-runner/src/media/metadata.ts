@@ -1,4 +1,4 @@
-/** Maps ffprobe's output to the API's metadata shapes (SPEC 2.2). */
+/** Maps ffprobe's output to the API's metadata shapes. */
 import { formatBitrate, formatDuration } from "../../../shared/format/index.ts";
 import type { RunnerMetadata } from "../../../shared/shapes/runner.ts";
 import { frameRate, positive, type FfprobeOutput, type FfprobeStream } from "./ffprobe.ts";

@@ -1,6 +1,6 @@
 /**
  * MP4/MOV boxes read through a job's RemoteSource (its block cache, shared with the engines): the moov, and a
- * frame's keyframe pulled ahead of ffmpeg (issue 22 item 4: the frame's bytes in one request, not a chain of
+ * frame's keyframe pulled ahead of ffmpeg (the frame's bytes in one request, not a chain of
  * growing ones behind the engine's reads).
  */
 import type { RemoteSource } from "../fetch/remote-source.ts";

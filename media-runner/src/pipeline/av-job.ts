@@ -114,7 +114,7 @@ export async function runAvJob(
       Object.assign(stages, timeline.stages);
     }
     if (!wantsPreview(request)) return { ...response, stages };
-    // Audio has no visual enrichments (SPEC 2.6), nor does a request that assumed audio.
+    // Audio has no visual enrichments, nor does a request that assumed audio.
     if (!video || request.category === "audio") {
       return { ...response, stages: { ...stages, ...previewsEndedAs(request, { status: "skipped", reason: "the file has no picture stream to preview" }) } };
     }

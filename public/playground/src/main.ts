@@ -96,7 +96,7 @@ function resetView(): void {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The stages as they finish: `processing` is the same for every profile (SPEC 3), so the cheapest answer
+ * The stages as they finish: `processing` is the same for every profile, so the cheapest answer
  * (fast, identity only) shows which stages are done while the job runs.
  */
 async function refreshStages(url: string, mine: number): Promise<void> {

@@ -1,6 +1,6 @@
 import type { ErrorReason } from "../../../shared/schemas/error.ts";
 
-/** Why a URL failed, in words a visitor can act on (error.reason, issue 25 item 3). */
+/** Why a URL failed, in words a visitor can act on (error.reason). */
 const words: Record<ErrorReason, string> = {
   "bot-challenge": "The site answered with a bot-protection challenge (a \"checking your browser\" page); it shows this URL only to browsers that pass it.",
   "login-required": "The site wants a signed-in user for this URL (it answered 401 or sent us to its sign-in page).",

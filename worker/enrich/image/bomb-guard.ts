@@ -1,5 +1,5 @@
 /**
- * Removes metadata from an image before photon decodes it (issue 15, finding 3). photon's decoders inflate
+ * Removes metadata from an image before photon decodes it. photon's decoders inflate
  * PNG iCCP/zTXt/iTXt chunks without a size limit: a 1 MB chunk inflating to 1 GB grew workerd to 946 MB,
  * and about 100 KB kills a 128 MB isolate. Only the pixel bound is checked before decoding, so everything
  * photon does not need for pixels is dropped here. Colour space and orientation were already read, with

@@ -1,7 +1,7 @@
 import type { ColorFacts } from "./color-facts.ts";
 
 /**
- * Colour facts of JPEG 2000 and netpbm images (issue 23 item 1), which image-size measures and the runner
+ * Colour facts of JPEG 2000 and netpbm images, which image-size measures and the runner
  * decodes through ffmpeg. Both readers are bounded: the JP2 walk visits at most `maxJp2Boxes` boxes, the netpbm
  * header is tokenised once over at most `maxNetpbmHeaderBytes` bytes (no regular expression, no backtracking).
  * Local bounds-checked readers keep this file independent of where the shared byte helpers live.
