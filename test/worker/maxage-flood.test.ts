@@ -2,6 +2,8 @@
 // conditional request where the record has validators, at most one full re-probe a second where it has none,
 // and no runner job for `profile=fast` (which shows none of the runner's results). Prints origin requests per
 // request (the figure of the closing note).
+import { waitFor } from "../../testkit/wait-for.ts";
+import { runnerWorkSettled } from "../../testkit/worker/object-state.ts";
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { media, origin, originStats } from "../../testkit/worker/helpers.ts";
@@ -54,8 +56,8 @@ describe(`${callers} overlapping maxAge=0 fast requests for one URL`, { timeout:
     const id = crypto.randomUUID().slice(0, 8);
     const url = `${origin}/play/validated/${id}/video.mp4`;
     expect((await get(url, "profile=full")).status).toBe(200);
-    // Runner calls the full inspection made, counted once they have all arrived.
-    await sleep(2_000);
+    // Runner calls the full inspection made, counted once its runner work has settled.
+    await waitFor(() => runnerWorkSettled(url), { what: "the full inspection's runner work settled" });
     const jobsBefore = (await runnerClients(url)).length;
     expect(jobsBefore).toBeGreaterThanOrEqual(1);
     await fetch(`${origin}/play/bump/${id}`);
@@ -78,7 +80,7 @@ describe(`${callers} overlapping maxAge=0 fast requests for one URL`, { timeout:
     const marker = new URL(url).search.slice(1);
     expect((await get(url, "profile=full")).status).toBe(200);
     const probe = (await originRequests(marker)).length;
-    await sleep(2_000);
+    await waitFor(() => runnerWorkSettled(url), { what: "the full inspection's runner work settled" });
     const jobsBefore = (await runnerClients(url)).length;
     const { answers, caused } = await flood(url, marker);
     console.log(`maxAge=0 flood, no validators: ${caused.length} origin requests for ${callers} requests (${(caused.length / callers).toFixed(3)} per request); the first full inspection made ${probe}`);
