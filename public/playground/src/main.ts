@@ -129,6 +129,11 @@ async function pollJob(id: string, url: string, mine: number): Promise<InspectRe
       return job.data;
     }
     if (job.job.status === "failed") {
+      // Every stage the job waited for failed; the record (with each stage's reason) is still worth showing.
+      if (job.data) {
+        showJson(exchange.body);
+        return job.data;
+      }
       setStatus("The job failed: the resource could not be inspected any more.");
       return undefined;
     }
@@ -176,9 +181,14 @@ async function inspectNow(url: string, opts: InspectOptions): Promise<void> {
     renderProgress(Math.round(envelope.processing.completion * 100), "Job processing:");
     const done = await pollJob(envelope.job.id, url, mine);
     if (mine !== run) return;
-    if (!done) return;
+    if (!done) {
+      byId("app").dataset.state = "done";
+      return;
+    }
     envelope = done;
-    setStatus(`Job completed (result in the standard profile) · first answer ${first.ms} ms`);
+    setStatus(done.processing.failedStages?.length
+      ? `Job ended: ${done.processing.failedStages.length} stage(s) failed (reasons below) · first answer ${first.ms} ms`
+      : `Job completed (result in the standard profile) · first answer ${first.ms} ms`);
   }
 
   if (envelope.processing.status === "partial" && !envelope.job) {
