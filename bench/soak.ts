@@ -83,12 +83,20 @@ export interface SoakOptions {
   variants?: number;
   /** Out of 10 requests, how many are fuzzed (each fuzzed media URL is a new object too). */
   fuzzPerTen?: number;
+  /** Out of 10 requests, how many inspect a never-seen URL (`?t=i`, a new record and object each time). */
+  freshPerTen?: number;
+  /** Log the resident memory every this many requests, from the cold start on (warm-up included). */
+  sampleEvery?: number;
+  /** Stop sending after this many seconds of the measured phase (0: no limit); the summary says how many were sent. */
+  maxSeconds?: number;
   log: (l: string) => void;
 }
 
 export async function runSoak(opts: SoakOptions) {
   const variants = opts.variants ?? VARIANTS;
   const fuzzPerTen = opts.fuzzPerTen ?? 3;
+  const freshPerTen = opts.freshPerTen ?? 0;
+  const sampleEvery = opts.sampleEvery ?? 1000;
   const stats = (label: string) => opts.log(`${label}: workerd ${JSON.stringify(workerdStats())}`);
   const mediaDir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
   const origin = await startLoopbackOrigin([mediaDir]);
@@ -100,7 +108,8 @@ export async function runSoak(opts: SoakOptions) {
     let status: number;
     let text: string;
     if (i % 10 >= fuzzPerTen) {
-      const url = `${origin.url}/media/${files[i % files.length]}?v=${variants === 0 ? i : i % variants}`;
+      const fresh = i % 10 < fuzzPerTen + freshPerTen;
+      const url = `${origin.url}/media/${files[i % files.length]}?${fresh ? `t=${i}` : `v=${variants === 0 ? i : i % variants}`}`;
       const r = await inspect(service.base, url, `profile=${profiles[Math.floor(i / files.length) % 3]}`, 60_000);
       status = r.status;
       text = JSON.stringify(r.body);
@@ -113,7 +122,16 @@ export async function runSoak(opts: SoakOptions) {
     if ((status >= 500 || status === 0) && samples.length < 5) samples.push(`${status}: ${text.slice(0, 200)}`);
   };
   try {
-    await pool(opts.warmup, opts.concurrency, request);
+    // The cold figure: the service has answered its start-up POSTs and nothing else.
+    const cold = service.rss();
+    opts.log(`cold start: ${JSON.stringify(cold)}`);
+    stats("cold start");
+    const coldSplit = workerdStats();
+    let warmDone = 0;
+    await pool(opts.warmup, opts.concurrency, async (i) => {
+      await request(i);
+      if (++warmDone % sampleEvery === 0) opts.log(`warm-up ${warmDone} requests, rss ${JSON.stringify(service.rss())}`);
+    });
     await new Promise((r) => setTimeout(r, 5_000)); // let background jobs of the warm-up finish
     const warm = service.rss();
     opts.log(`warm-up done (${opts.warmup} requests): ${JSON.stringify(warm)}`);
@@ -128,9 +146,11 @@ export async function runSoak(opts: SoakOptions) {
     }, 1_000);
     const started = performance.now();
     let done = 0;
+    const stopAt = opts.maxSeconds ? started + opts.maxSeconds * 1000 : Infinity;
     await pool(opts.count, opts.concurrency, async (i) => {
+      if (performance.now() > stopAt) return;
       await request(opts.warmup + i);
-      if (++done % 1000 === 0) {
+      if (++done % sampleEvery === 0) {
         opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
         stats(`${done} requests`);
       }
@@ -146,7 +166,7 @@ export async function runSoak(opts: SoakOptions) {
     }
     const idle = service.rss();
     const idleSplit = workerdStats();
-    return { warm, peak, end, idle, warmSplit, idleSplit, peakObjects, byStatus, seconds, samples, devReloads: devReloads.count };
+    return { sent: done, cold, coldSplit, warm, peak, end, idle, warmSplit, idleSplit, peakObjects, byStatus, seconds, samples, devReloads: devReloads.count };
   } finally {
     await service.stop();
     await corrupt.close();
@@ -163,11 +183,15 @@ if (process.argv[1]?.endsWith("soak.ts")) {
       concurrency: { type: "string", default: "20" },
       variants: { type: "string", default: String(VARIANTS) },
       "fuzz-per-ten": { type: "string", default: "3" },
+      "fresh-per-ten": { type: "string", default: "0" },
+      "sample-every": { type: "string", default: "1000" },
+      "max-seconds": { type: "string", default: "0" },
     },
   });
   const r = await runSoak({
     count: Number(values.count), warmup: Number(values.warmup), idleSeconds: Number(values.idle), concurrency: Number(values.concurrency),
     variants: Number(values.variants), fuzzPerTen: Number(values["fuzz-per-ten"]),
+    freshPerTen: Number(values["fresh-per-ten"]), sampleEvery: Number(values["sample-every"]), maxSeconds: Number(values["max-seconds"]),
     log: (l) => console.error(l),
   });
   for (const line of r.samples) console.error(line);
@@ -176,10 +200,19 @@ if (process.argv[1]?.endsWith("soak.ts")) {
   // The service is the workerd that runs the Worker and its objects, and the runner; wrangler dev's proxy
   // workerd only forwards local requests (it does not exist on Cloudflare), so it is reported, not judged.
   const serviceGrowth = r.idleSplit.service.rss - r.warmSplit.service.rss;
+  // From cold and from after warm-up side by side: a cold start grows by what a runtime loads once (code,
+  // JIT, caches filled to their bound), which is not a leak; growth after warm-up is what keeps going.
+  const fromCold = { workerd: r.idle.workerd - r.cold.workerd, runner: r.idle.runner - r.cold.runner, service: r.idleSplit.service.rss - r.coldSplit.service.rss };
+  console.log(
+    `soak from cold: RSS MiB workerd ${r.cold.workerd} cold -> ${r.warm.workerd} after ${values.warmup} warm-up -> ${r.idle.workerd} after idle ` +
+      `(+${fromCold.workerd} from cold, +${growth.workerd} after warm-up); service workerd ${r.coldSplit.service.rss} -> ${r.warmSplit.service.rss} -> ${r.idleSplit.service.rss} ` +
+      `(+${fromCold.service} from cold, +${serviceGrowth} after warm-up); runner ${r.cold.runner} -> ${r.warm.runner} -> ${r.idle.runner} ` +
+      `(+${fromCold.runner} from cold, +${growth.runner} after warm-up)`,
+  );
   const ok = serviceGrowth <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   const allOk = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   console.log(
-    `soak: ${values.count} requests in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
+    `soak: ${r.sent} of ${values.count} requests (after ${values.warmup} warm-up) in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
       `${r.idle.workerd} after ${values.idle} s idle (+${growth.workerd}); runner ${r.warm.runner} -> ${r.peak.runner} -> ${r.end.runner} -> ` +
       `${r.idle.runner} (+${growth.runner}); workerd split: service ${split("service")}, wrangler dev proxy ${split("devProxy")}, ` +
       `peak open SQLite files ${r.peakObjects}; target +${SOAK_MAX_GROWTH_MIB} (service workerd and runner): ${ok ? "met" : "NOT met"}, ` +
