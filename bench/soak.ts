@@ -15,6 +15,7 @@ import { ensureMediaFixtures } from "../testkit/media-fixtures.ts";
 import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
 import { fuzzRequest, send, startCorruptOrigin } from "../testkit/reliability/fuzz.ts";
 import { devReloads, inspect, pool, startService } from "../testkit/reliability/service.ts";
+import { isolateHeaps } from "../testkit/reliability/isolate-heaps.ts";
 
 const root = join(import.meta.dirname, "..");
 /** The target: resident memory after the soak and the idle time, above the warm-up figure. */
@@ -52,6 +53,33 @@ function statsOf(pid: number): (ProcessStats & { service: boolean }) | undefined
   } catch {
     return undefined; // exited meanwhile
   }
+}
+
+/** The pids of the service's workerd (the one holding .wrangler/state). */
+function servicePids(): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (/workerd\S* serve/.test(readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ")) && statsOf(Number(name))?.service) pids.push(Number(name));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return pids;
+}
+
+/** V8 heap (used/total MiB) of the service's Worker isolate (our code and its Durable Objects) and of all its isolates. */
+export async function workerHeap(): Promise<{ worker: string; allIsolatesTotalMiB: number }> {
+  let worker = "n/a";
+  let all = 0;
+  for (const pid of servicePids()) {
+    for (const [id, h] of Object.entries(await isolateHeaps(pid))) {
+      all += h.totalMiB;
+      if (id.startsWith("core:user:")) worker = `${h.usedMiB}/${h.totalMiB}`;
+    }
+  }
+  return { worker, allIsolatesTotalMiB: all };
 }
 
 export function workerdStats(): { service: ProcessStats; devProxy: ProcessStats } {
@@ -98,6 +126,12 @@ export async function runSoak(opts: SoakOptions) {
   const freshPerTen = opts.freshPerTen ?? 0;
   const sampleEvery = opts.sampleEvery ?? 1000;
   const stats = (label: string) => opts.log(`${label}: workerd ${JSON.stringify(workerdStats())}`);
+  // V8 heap of the Worker's isolate (used/total MiB) beside the process figures: JavaScript vs native memory.
+  const heap = async (label: string) => {
+    const h = await workerHeap();
+    opts.log(`${label}: Worker isolate V8 heap used/total MiB ${h.worker}, all isolates' heaps ${h.allIsolatesTotalMiB} MiB`);
+    return h;
+  };
   const mediaDir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
   const origin = await startLoopbackOrigin([mediaDir]);
   const corrupt = await startCorruptOrigin([mediaDir, join(root, "test", "fixtures", "images")]);
@@ -126,6 +160,7 @@ export async function runSoak(opts: SoakOptions) {
     const cold = service.rss();
     opts.log(`cold start: ${JSON.stringify(cold)}`);
     stats("cold start");
+    const coldHeap = await heap("cold start");
     const coldSplit = workerdStats();
     let warmDone = 0;
     await pool(opts.warmup, opts.concurrency, async (i) => {
@@ -136,6 +171,7 @@ export async function runSoak(opts: SoakOptions) {
     const warm = service.rss();
     opts.log(`warm-up done (${opts.warmup} requests): ${JSON.stringify(warm)}`);
     stats("after warm-up");
+    const warmHeap = await heap("after warm-up");
     const warmSplit = workerdStats();
     let peak = { ...warm };
     let peakObjects = 0;
@@ -153,6 +189,7 @@ export async function runSoak(opts: SoakOptions) {
       if (++done % sampleEvery === 0) {
         opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
         stats(`${done} requests`);
+        void heap(`${done} requests`);
       }
     });
     const seconds = Math.round((performance.now() - started) / 1000);
@@ -166,7 +203,8 @@ export async function runSoak(opts: SoakOptions) {
     }
     const idle = service.rss();
     const idleSplit = workerdStats();
-    return { sent: done, cold, coldSplit, warm, peak, end, idle, warmSplit, idleSplit, peakObjects, byStatus, seconds, samples, devReloads: devReloads.count };
+    const idleHeap = await heap("after idle");
+    return { coldHeap, warmHeap, idleHeap, sent: done, cold, coldSplit, warm, peak, end, idle, warmSplit, idleSplit, peakObjects, byStatus, seconds, samples, devReloads: devReloads.count };
   } finally {
     await service.stop();
     await corrupt.close();
@@ -207,7 +245,8 @@ if (process.argv[1]?.endsWith("soak.ts")) {
     `soak from cold: RSS MiB workerd ${r.cold.workerd} cold -> ${r.warm.workerd} after ${values.warmup} warm-up -> ${r.idle.workerd} after idle ` +
       `(+${fromCold.workerd} from cold, +${growth.workerd} after warm-up); service workerd ${r.coldSplit.service.rss} -> ${r.warmSplit.service.rss} -> ${r.idleSplit.service.rss} ` +
       `(+${fromCold.service} from cold, +${serviceGrowth} after warm-up); runner ${r.cold.runner} -> ${r.warm.runner} -> ${r.idle.runner} ` +
-      `(+${fromCold.runner} from cold, +${growth.runner} after warm-up)`,
+      `(+${fromCold.runner} from cold, +${growth.runner} after warm-up); Worker isolate V8 heap used/total ${r.coldHeap.worker} -> ${r.warmHeap.worker} -> ${r.idleHeap.worker}, ` +
+      `all isolates' heaps ${r.coldHeap.allIsolatesTotalMiB} -> ${r.warmHeap.allIsolatesTotalMiB} -> ${r.idleHeap.allIsolatesTotalMiB}`,
   );
   const ok = serviceGrowth <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   const allOk = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
