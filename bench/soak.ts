@@ -182,6 +182,7 @@ export async function runSoak(opts: SoakOptions) {
     }, 1_000);
     const started = performance.now();
     let done = 0;
+    let deathLogged = false;
     const stopAt = opts.maxSeconds ? started + opts.maxSeconds * 1000 : Infinity;
     await pool(opts.count, opts.concurrency, async (i) => {
       if (performance.now() > stopAt) return;
@@ -189,13 +190,17 @@ export async function runSoak(opts: SoakOptions) {
       if (++done % sampleEvery === 0) {
         opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
         stats(`${done} requests`);
-        void heap(`${done} requests`);
+        if (service.rss().workerd === 0 && !deathLogged) {
+          deathLogged = true; // the service stopped: its last lines say why
+          opts.log(`service stopped; its last output:\n${service.logs.slice(-40).join("\n")}`);
+        }
       }
     });
     const seconds = Math.round((performance.now() - started) / 1000);
     clearInterval(sampler);
     const end = service.rss();
     stats("end");
+    await heap("end");
     // Idle in steps, so the log shows whether objects are evicted and memory given back over the idle time.
     for (let waited = 0; waited < opts.idleSeconds; waited += IDLE_STEP_SECONDS) {
       await new Promise((r) => setTimeout(r, Math.min(IDLE_STEP_SECONDS, opts.idleSeconds - waited) * 1000));
