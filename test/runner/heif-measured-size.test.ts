@@ -76,6 +76,7 @@ describe("a HEIC's size: the runner's measured picture over the header's ispe", 
     const answer = project(record, { profile: "full", responseSource: "fresh" });
     expect(JSON.stringify(answer)).toContain('"width":640');
     expect(JSON.stringify(answer)).not.toContain('"width":64,');
+    expect(JSON.stringify(answer)).toContain('"dimensions":"decoder"');
     // Replayed, the message changes nothing.
     expect(applyRunnerOutcome(record, outcome)).toBe(false);
   });
@@ -86,6 +87,7 @@ describe("a HEIC's size: the runner's measured picture over the header's ispe", 
     expect(before).toMatchObject({ width: 640, height: 480 });
     applyRunnerOutcome(record, await runnerOutcome(record));
     expect(record.results.image).toEqual(before);
+    expect(JSON.stringify(project(record, { profile: "full", responseSource: "fresh" }))).toContain('"dimensions":"header"');
   });
 
   it("never rewrites the size of an image that is not HEIF, whatever a runner answer says", () => {

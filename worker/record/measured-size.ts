@@ -18,5 +18,8 @@ export function applyMeasuredImageSize(record: ResourceRecord, measured: { width
   if (!image || !isHeif(record) || !measured?.width || !measured.height) return false;
   if (image.width === measured.width && image.height === measured.height) return false;
   record.results.image = { ...image, width: measured.width, height: measured.height };
+  // The stage's figures are now the runner's: `metadata.sources.dimensions` says "decoder", not "header".
+  const stage = record.stages["metadata:image"];
+  if (stage) stage.engine = "runner";
   return true;
 }
