@@ -15,6 +15,7 @@ import { ensureMediaFixtures } from "../testkit/media-fixtures.ts";
 import { startLoopbackOrigin } from "../testkit/loopback-origin.ts";
 import { fuzzRequest, send, startCorruptOrigin } from "../testkit/reliability/fuzz.ts";
 import { devReloads, inspect, pool, startService } from "../testkit/reliability/service.ts";
+import { isolateHeaps } from "../testkit/reliability/isolate-heaps.ts";
 
 const root = join(import.meta.dirname, "..");
 /** The target: resident memory after the soak and the idle time, above the warm-up figure. */
@@ -54,6 +55,33 @@ function statsOf(pid: number): (ProcessStats & { service: boolean }) | undefined
   }
 }
 
+/** The pids of the service's workerd (the one holding .wrangler/state). */
+function servicePids(): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (/workerd\S* serve/.test(readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ")) && statsOf(Number(name))?.service) pids.push(Number(name));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return pids;
+}
+
+/** V8 heap (used/total MiB) of the service's Worker isolate (our code and its Durable Objects) and of all its isolates. */
+export async function workerHeap(): Promise<{ worker: string; allIsolatesTotalMiB: number }> {
+  let worker = "n/a";
+  let all = 0;
+  for (const pid of servicePids()) {
+    for (const [id, h] of Object.entries(await isolateHeaps(pid))) {
+      all += h.totalMiB;
+      if (id.startsWith("core:user:")) worker = `${h.usedMiB}/${h.totalMiB}`;
+    }
+  }
+  return { worker, allIsolatesTotalMiB: all };
+}
+
 export function workerdStats(): { service: ProcessStats; devProxy: ProcessStats } {
   const zero = (): ProcessStats => ({ rss: 0, anon: 0, file: 0, sqliteFds: 0, fds: 0 });
   const out = { service: zero(), devProxy: zero() };
@@ -83,13 +111,27 @@ export interface SoakOptions {
   variants?: number;
   /** Out of 10 requests, how many are fuzzed (each fuzzed media URL is a new object too). */
   fuzzPerTen?: number;
+  /** Out of 10 requests, how many inspect a never-seen URL (`?t=i`, a new record and object each time). */
+  freshPerTen?: number;
+  /** Log the resident memory every this many requests, from the cold start on (warm-up included). */
+  sampleEvery?: number;
+  /** Stop sending after this many seconds of the measured phase (0: no limit); the summary says how many were sent. */
+  maxSeconds?: number;
   log: (l: string) => void;
 }
 
 export async function runSoak(opts: SoakOptions) {
   const variants = opts.variants ?? VARIANTS;
   const fuzzPerTen = opts.fuzzPerTen ?? 3;
+  const freshPerTen = opts.freshPerTen ?? 0;
+  const sampleEvery = opts.sampleEvery ?? 1000;
   const stats = (label: string) => opts.log(`${label}: workerd ${JSON.stringify(workerdStats())}`);
+  // V8 heap of the Worker's isolate (used/total MiB) beside the process figures: JavaScript vs native memory.
+  const heap = async (label: string) => {
+    const h = await workerHeap();
+    opts.log(`${label}: Worker isolate V8 heap used/total MiB ${h.worker}, all isolates' heaps ${h.allIsolatesTotalMiB} MiB`);
+    return h;
+  };
   const mediaDir = ensureMediaFixtures(join(root, "test", ".fixtures", "media"));
   const origin = await startLoopbackOrigin([mediaDir]);
   const corrupt = await startCorruptOrigin([mediaDir, join(root, "test", "fixtures", "images")]);
@@ -100,7 +142,8 @@ export async function runSoak(opts: SoakOptions) {
     let status: number;
     let text: string;
     if (i % 10 >= fuzzPerTen) {
-      const url = `${origin.url}/media/${files[i % files.length]}?v=${variants === 0 ? i : i % variants}`;
+      const fresh = i % 10 < fuzzPerTen + freshPerTen;
+      const url = `${origin.url}/media/${files[i % files.length]}?${fresh ? `t=${i}` : `v=${variants === 0 ? i : i % variants}`}`;
       const r = await inspect(service.base, url, `profile=${profiles[Math.floor(i / files.length) % 3]}`, 60_000);
       status = r.status;
       text = JSON.stringify(r.body);
@@ -113,11 +156,22 @@ export async function runSoak(opts: SoakOptions) {
     if ((status >= 500 || status === 0) && samples.length < 5) samples.push(`${status}: ${text.slice(0, 200)}`);
   };
   try {
-    await pool(opts.warmup, opts.concurrency, request);
+    // The cold figure: the service has answered its start-up POSTs and nothing else.
+    const cold = service.rss();
+    opts.log(`cold start: ${JSON.stringify(cold)}`);
+    stats("cold start");
+    const coldHeap = await heap("cold start");
+    const coldSplit = workerdStats();
+    let warmDone = 0;
+    await pool(opts.warmup, opts.concurrency, async (i) => {
+      await request(i);
+      if (++warmDone % sampleEvery === 0) opts.log(`warm-up ${warmDone} requests, rss ${JSON.stringify(service.rss())}`);
+    });
     await new Promise((r) => setTimeout(r, 5_000)); // let background jobs of the warm-up finish
     const warm = service.rss();
     opts.log(`warm-up done (${opts.warmup} requests): ${JSON.stringify(warm)}`);
     stats("after warm-up");
+    const warmHeap = await heap("after warm-up");
     const warmSplit = workerdStats();
     let peak = { ...warm };
     let peakObjects = 0;
@@ -128,17 +182,25 @@ export async function runSoak(opts: SoakOptions) {
     }, 1_000);
     const started = performance.now();
     let done = 0;
+    let deathLogged = false;
+    const stopAt = opts.maxSeconds ? started + opts.maxSeconds * 1000 : Infinity;
     await pool(opts.count, opts.concurrency, async (i) => {
+      if (performance.now() > stopAt) return;
       await request(opts.warmup + i);
-      if (++done % 1000 === 0) {
+      if (++done % sampleEvery === 0) {
         opts.log(`${done} requests, rss ${JSON.stringify(service.rss())}`);
         stats(`${done} requests`);
+        if (service.rss().workerd === 0 && !deathLogged) {
+          deathLogged = true; // the service stopped: its last lines say why
+          opts.log(`service stopped; its last output:\n${service.logs.slice(-40).join("\n")}`);
+        }
       }
     });
     const seconds = Math.round((performance.now() - started) / 1000);
     clearInterval(sampler);
     const end = service.rss();
     stats("end");
+    await heap("end");
     // Idle in steps, so the log shows whether objects are evicted and memory given back over the idle time.
     for (let waited = 0; waited < opts.idleSeconds; waited += IDLE_STEP_SECONDS) {
       await new Promise((r) => setTimeout(r, Math.min(IDLE_STEP_SECONDS, opts.idleSeconds - waited) * 1000));
@@ -146,7 +208,8 @@ export async function runSoak(opts: SoakOptions) {
     }
     const idle = service.rss();
     const idleSplit = workerdStats();
-    return { warm, peak, end, idle, warmSplit, idleSplit, peakObjects, byStatus, seconds, samples, devReloads: devReloads.count };
+    const idleHeap = await heap("after idle");
+    return { coldHeap, warmHeap, idleHeap, sent: done, cold, coldSplit, warm, peak, end, idle, warmSplit, idleSplit, peakObjects, byStatus, seconds, samples, devReloads: devReloads.count };
   } finally {
     await service.stop();
     await corrupt.close();
@@ -163,11 +226,15 @@ if (process.argv[1]?.endsWith("soak.ts")) {
       concurrency: { type: "string", default: "20" },
       variants: { type: "string", default: String(VARIANTS) },
       "fuzz-per-ten": { type: "string", default: "3" },
+      "fresh-per-ten": { type: "string", default: "0" },
+      "sample-every": { type: "string", default: "1000" },
+      "max-seconds": { type: "string", default: "0" },
     },
   });
   const r = await runSoak({
     count: Number(values.count), warmup: Number(values.warmup), idleSeconds: Number(values.idle), concurrency: Number(values.concurrency),
     variants: Number(values.variants), fuzzPerTen: Number(values["fuzz-per-ten"]),
+    freshPerTen: Number(values["fresh-per-ten"]), sampleEvery: Number(values["sample-every"]), maxSeconds: Number(values["max-seconds"]),
     log: (l) => console.error(l),
   });
   for (const line of r.samples) console.error(line);
@@ -176,10 +243,20 @@ if (process.argv[1]?.endsWith("soak.ts")) {
   // The service is the workerd that runs the Worker and its objects, and the runner; wrangler dev's proxy
   // workerd only forwards local requests (it does not exist on Cloudflare), so it is reported, not judged.
   const serviceGrowth = r.idleSplit.service.rss - r.warmSplit.service.rss;
+  // From cold and from after warm-up side by side: a cold start grows by what a runtime loads once (code,
+  // JIT, caches filled to their bound), which is not a leak; growth after warm-up is what keeps going.
+  const fromCold = { workerd: r.idle.workerd - r.cold.workerd, runner: r.idle.runner - r.cold.runner, service: r.idleSplit.service.rss - r.coldSplit.service.rss };
+  console.log(
+    `soak from cold: RSS MiB workerd ${r.cold.workerd} cold -> ${r.warm.workerd} after ${values.warmup} warm-up -> ${r.idle.workerd} after idle ` +
+      `(+${fromCold.workerd} from cold, +${growth.workerd} after warm-up); service workerd ${r.coldSplit.service.rss} -> ${r.warmSplit.service.rss} -> ${r.idleSplit.service.rss} ` +
+      `(+${fromCold.service} from cold, +${serviceGrowth} after warm-up); runner ${r.cold.runner} -> ${r.warm.runner} -> ${r.idle.runner} ` +
+      `(+${fromCold.runner} from cold, +${growth.runner} after warm-up); Worker isolate V8 heap used/total ${r.coldHeap.worker} -> ${r.warmHeap.worker} -> ${r.idleHeap.worker}, ` +
+      `all isolates' heaps ${r.coldHeap.allIsolatesTotalMiB} -> ${r.warmHeap.allIsolatesTotalMiB} -> ${r.idleHeap.allIsolatesTotalMiB}`,
+  );
   const ok = serviceGrowth <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   const allOk = growth.workerd <= SOAK_MAX_GROWTH_MIB && growth.runner <= SOAK_MAX_GROWTH_MIB;
   console.log(
-    `soak: ${values.count} requests in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
+    `soak: ${r.sent} of ${values.count} requests (after ${values.warmup} warm-up) in ${r.seconds} s; RSS MiB workerd ${r.warm.workerd} warm -> ${r.peak.workerd} peak -> ${r.end.workerd} end -> ` +
       `${r.idle.workerd} after ${values.idle} s idle (+${growth.workerd}); runner ${r.warm.runner} -> ${r.peak.runner} -> ${r.end.runner} -> ` +
       `${r.idle.runner} (+${growth.runner}); workerd split: service ${split("service")}, wrangler dev proxy ${split("devProxy")}, ` +
       `peak open SQLite files ${r.peakObjects}; target +${SOAK_MAX_GROWTH_MIB} (service workerd and runner): ${ok ? "met" : "NOT met"}, ` +

@@ -3,6 +3,7 @@ import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { runnerStagesOf, stageDefinition, type EngineOutput } from "../../shared/stages/index.ts";
 import { applyEngineResult, failStages, pendingForRunnerStages, reviseCategory } from "./stage-state.ts";
+import { applyMeasuredImageSize } from "./measured-size.ts";
 
 /** What the queue consumer hands the object: the runner's answer (thumbnail already in R2), or why there is none. */
 export interface RunnerOutcome {
@@ -42,6 +43,8 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
     failures,
     missingReason: "the media runner produced no result",
   }) || changed;
+  // The header's size of a HEIF gives way to the size the runner measured on the coded picture.
+  changed = applyMeasuredImageSize(record, r.metadata?.image) || changed;
   // A stage that read on its own (the storyboard's keyframes) says what it pulled: kept on its stage record.
   for (const stage of targets) {
     const { bytesPulled, requests, method } = r.stages?.[stageDefinition(stage).runnerStage as RunnerStage] ?? {};

@@ -116,7 +116,9 @@ export async function runImageJob(
     checkPixels(meta, image, box, maxPixels);
     const shrinksOnLoad = (meta.width ?? 0) * (meta.height ?? 0) > maxPixels;
     const response: Omit<RunnerResponse, "timings"> = {};
-    if (request.stages.includes("metadata")) {
+    // A HEIF's size in its header (ispe) may lie, and it is all the edge reads: the size measured on the coded
+    // picture is reported with a HEIF's previews too, so the edge can put it in place of the header's.
+    if (request.stages.includes("metadata") || image.decoder === "libheif") {
       const facts = toImageMetadata(meta, jpegGainMap(head));
       // The preview came from a smaller embedded picture: the image's own size is the one reported.
       response.metadata = { image: image.declared ? { ...facts, width: image.declared.width, height: image.declared.height } : facts };
