@@ -4,6 +4,8 @@ import { defineStage } from "./definition.ts";
 export const previewThumbnail = defineStage({
   name: "preview:thumbnail",
   categories: ["image", "video", "audio"],
+  // Audio has a picture only when it carries cover art: plain audio gets no thumbnail and no runner job.
+  whenFound: ["audio"],
   engines: ["edge", "runner"],
   group: "preview",
   runnerStage: "thumbnail",
