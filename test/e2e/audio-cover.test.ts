@@ -23,7 +23,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await service?.stop("SIGKILL");
+  await service?.stop(); // SIGTERM: start.mjs stops wrangler and the runner with it
   await origin?.close();
   await rm(dir, { recursive: true, force: true });
 });
