@@ -96,7 +96,7 @@ export const RunnerRequest = z.object({
     .meta({ description: "Public http(s) URL of the media; fetched by the runner through its SSRF checks" }),
   category: RunnerCategory,
   stages: z.array(RunnerStage).min(1).max(runnerStages.length)
-    .meta({ description: "Work wanted; audio has no visual stages (thumbnail, placeholder, palette are skipped)" }),
+    .meta({ description: "Work wanted; audio's one picture is its embedded cover art (the thumbnail; skipped when it has none), placeholder and palette are skipped" }),
   thumbnailMaxPx: z.number().int().min(16).max(maxThumbnailMaxPx).default(defaultThumbnailMaxPx)
     .meta({ description: "The thumbnail fits in a square of this size (never upscaled)" }),
   durationHint: z.number().nonnegative().max(1e7).optional()

@@ -65,6 +65,12 @@ export interface StageDefinition<N extends string = string> {
   /** An opt-in stage whose field the contract reserves: null until a caller asks for it, for the categories it applies to. */
   reservedUntilAsked?: boolean;
   /**
+   * Categories whose records register this stage only when the first inspection finds what it works on (an audio
+   * file's cover art): such a record has it only while its stage map holds it, and an engine that reports
+   * nothing there (`skipped`) unregisters it rather than failing it.
+   */
+  whenFound?: readonly MediaCategory[];
+  /**
    * Registered only once a caller asks for it with this `expand` value; from then on it is part of the
    * record like any other stage (processing counts it for every profile).
    */

@@ -50,19 +50,26 @@ export function stageDefinition(name: RegisteredStageName): StageDefinition<Regi
 }
 
 const appliesTo = (s: StageDefinition, category: MediaCategory) => (s.categories as readonly MediaCategory[]).includes(category);
+/** Registered for this category only when asked for (opt-in) or found (whenFound), never by default. */
+const onCondition = (s: StageDefinition, category: MediaCategory) => s.optIn !== undefined || (s.whenFound ?? []).includes(category);
+
+/** Whether a stage is registered for this category only when something is found (see StageDefinition.whenFound). */
+export function registeredWhenFound(name: RegisteredStageName, category: MediaCategory): boolean {
+  return (stageDefinition(name).whenFound ?? []).includes(category);
+}
 
 /** Stages every record of a category registers, in registry order (opt-in stages are not among them). */
 export function stagesFor(category: MediaCategory): RegisteredStageName[] {
-  return stageRegistry.filter((s) => appliesTo(s, category) && s.optIn === undefined).map((s) => s.name);
+  return stageRegistry.filter((s) => appliesTo(s, category) && !onCondition(s, category)).map((s) => s.name);
 }
 
 /**
- * The stages one record registers: its category's, plus the opt-in stages a caller asked for (present in
- * its stage map) that apply to the category. Processing, pending work and diagnostics read this list.
+ * The stages one record registers: its category's, plus the opt-in stages a caller asked for and the
+ * when-found stages the inspection found input for (present in its stage map) that apply to the category. Processing, pending work and diagnostics read this list.
  */
 export function registeredStages(record: { category: MediaCategory; stages: Partial<Record<string, unknown>> }): RegisteredStageName[] {
   return stageRegistry
-    .filter((s) => appliesTo(s, record.category) && (s.optIn === undefined || record.stages[s.name] !== undefined))
+    .filter((s) => appliesTo(s, record.category) && (!onCondition(s, record.category) || record.stages[s.name] !== undefined))
     .map((s) => s.name);
 }
 

@@ -17,7 +17,7 @@ import { applyInlineOutput, finishStage, pendingStages } from "../../worker/reco
 import { imageMetadataOf, readImageHeader } from "../../worker/enrich/image/header/read-image-header.ts";
 import { lyingIspe, makeHeic, writeOnce } from "../../testkit/hostile-inputs.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { processRequest, testApp } from "./support/harness.ts";
+import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "heif-size");
 let origin: LoopbackOrigin;

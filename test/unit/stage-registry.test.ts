@@ -120,12 +120,12 @@ describe("the state machine", () => {
 });
 
 describe("category revision", () => {
-  it("a 'video' whose streams are audio becomes audio: previews dropped (not failed), metadata:audio registered", () => {
+  it("a 'video' whose streams are audio becomes audio: previews dropped (not failed) but the thumbnail (its cover art, if any), metadata:audio registered", () => {
     const record = recordOf("video");
     expect(reviseCategory(record, "audio", { source: "ffprobe" })).toBe(true);
     expect(record.category).toBe("audio");
     expect(record.probe.mime).toBe("audio/webm");
-    expect(Object.keys(record.stages).sort()).toEqual(["mediaFormat", "metadata:audio", "metadata:provenance", "semantic"]);
+    expect(Object.keys(record.stages).sort()).toEqual(["mediaFormat", "metadata:audio", "metadata:provenance", "preview:thumbnail", "semantic"]);
     expect(record.stages.semantic?.state).toBe("done");
     expect(record.stages["metadata:audio"]?.state).toBe("pending");
     expect(record.probe.evidence).toEqual(["tracks:ffprobe"]);

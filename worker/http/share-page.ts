@@ -55,7 +55,8 @@ export function sharePageHtml(media: SharedMedia & { size: Size }, links: { page
   const meta = (property: string, content: string | number) => `<meta property="${property}" content="${esc(String(content))}">`;
   const named = (name: string, content: string | number) => `<meta name="${name}" content="${esc(String(content))}">`;
   const tags = [meta("og:title", title), meta("og:url", links.pageUrl), named("twitter:title", title)];
-  // Audio has no picture of its own: the generated card stands in, so every unfurl has an image.
+  // Audio shows its cover art (the thumbnail) when it has one; otherwise the generated card stands in, so every
+  // unfurl has an image.
   const card = links.cardUrl && media.kind === "audio" ? { url: links.cardUrl, ...cardSize } : undefined;
   const image = media.kind === "photo" ? { url: media.src, width, height } : media.thumbnail ?? card;
   if (image) tags.push(meta("og:image", image.url), meta("og:image:width", image.width), meta("og:image:height", image.height), named("twitter:image", image.url));

@@ -1,7 +1,7 @@
 import type { RunnerResponse, RunnerStage, RunnerUsage } from "../../shared/shapes/runner.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import { runnerStagesOf, stageDefinition, type EngineOutput } from "../../shared/stages/index.ts";
+import { registeredWhenFound, runnerStagesOf, stageDefinition, type EngineOutput } from "../../shared/stages/index.ts";
 import { applyEngineResult, failStages, pendingForRunnerStages, reviseCategory } from "./stage-state.ts";
 import { applyMeasuredImageSize } from "./measured-size.ts";
 
@@ -29,7 +29,15 @@ export function applyRunnerOutcome(record: ResourceRecord, outcome: RunnerOutcom
   if (r.detected && r.detected.category !== record.category) {
     changed = reviseCategory(record, r.detected.category, { source: r.detected.source });
   }
-  const targets = pendingForRunnerStages(record, requested);
+  const targets = pendingForRunnerStages(record, requested).filter((stage) => {
+    // Registered because something might be there (cover art), and the runner found nothing: not a failure.
+    const nothingFound = r.stages?.[stageDefinition(stage).runnerStage as RunnerStage]?.status === "skipped" && registeredWhenFound(stage, record.category);
+    if (nothingFound) {
+      delete record.stages[stage];
+      changed = true;
+    }
+    return !nothingFound;
+  });
   const failures: Partial<Record<StageName, string>> = {};
   for (const stage of targets) {
     const reported = r.stages?.[stageDefinition(stage).runnerStage as RunnerStage];

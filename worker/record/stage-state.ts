@@ -8,7 +8,7 @@
  */
 import type { ResourceRecord, StageRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory, StageName } from "../../shared/schemas/stages.ts";
-import { optInStages, registeredStages, stageDefinition, stagesFor, type EngineOutput } from "../../shared/stages/index.ts";
+import { optInStages, registeredStages, registeredWhenFound, stageDefinition, stagesFor, type EngineOutput } from "../../shared/stages/index.ts";
 import type { RunnerStage } from "../../shared/shapes/runner.ts";
 
 type Engine = NonNullable<StageRecord["engine"]>;
@@ -63,6 +63,17 @@ export function registerOptIn(record: ResourceRecord, expand: readonly string[])
   for (const stage of added) record.stages[stage] = { state: "pending", attempts: 0 };
   if (added.length > 0) record.updatedAt = Date.now();
   return added;
+}
+
+/**
+ * The inspection found what a when-found stage works on (an audio file's cover art): it is registered pending
+ * when it applies to the record's category. Returns whether it was newly registered.
+ */
+export function registerFound(record: ResourceRecord, stage: StageName): boolean {
+  if (record.stages[stage] !== undefined || !registeredWhenFound(stage, record.category)) return false;
+  record.stages[stage] = { state: "pending", attempts: 0 };
+  record.updatedAt = Date.now();
+  return true;
 }
 
 /** Registered stages still pending, in registry order. */

@@ -4,7 +4,8 @@ import { fetchPolicy, OriginBudget, type FetchPolicy } from "../fetch/index.ts";
 import type { ProbeResult, ProviderRecord, ResourceRecord } from "../../shared/schemas/record.ts";
 import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { createRecord } from "../record/create-record.ts";
-import { applyInlineOutput, failStages, finishStage } from "../record/stage-state.ts";
+import { applyInlineOutput, failStages, finishStage, registerFound } from "../record/stage-state.ts";
+import { coverArtEvidence } from "../probe/cover-art-evidence.ts";
 import type { EngineOutput } from "../../shared/stages/index.ts";
 import { probeUrl } from "../probe/probe.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
@@ -223,6 +224,8 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
     ...i.facts?.trackFacts,
   };
   applyInlineOutput(record, { metadata }, performance.now() - i.probedAt);
+  // Cover art the held bytes show (or may hold past them) is the audio's thumbnail: the runner decodes it.
+  if (record.category === "audio" && coverArtEvidence(i.source.prefix(), i.source.suffix()) !== "none") registerFound(record, "preview:thumbnail");
   // Tracks, chapters and encryption the header declared are shown even while the runner completes the rest.
   record.results = { ...trackResults(i.facts?.trackFacts), ...record.results };
   // Encrypted samples are not decoded for a picture: the previews end here, with the reason.

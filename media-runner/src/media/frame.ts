@@ -19,6 +19,8 @@ export interface FrameOptions {
   inputArgs?: readonly string[];
   /** The runner's proxy, the only HTTP server ffmpeg may reach (run-process.ts). */
   httpProxy?: string;
+  /** The stream to decode; the first video stream that is not cover art unless named (`0:v:N` for an attached picture). */
+  map?: string;
 }
 
 /** Packets ffmpeg reads to learn stream parameters before seeking (microseconds of media). */
@@ -70,7 +72,7 @@ export async function extractFrame(input: string, timeSeconds: number, options: 
       // ffprobe already read the streams; the frame step needs only the decoder's setup, not 5 s of packets.
       "-analyzeduration", String(frameAnalyzeMicroseconds),
       "-i", input,
-      "-map", "0:V:0", "-an", "-sn", "-dn",
+      "-map", options.map ?? "0:V:0", "-an", "-sn", "-dn",
       "-frames:v", "1", "-vf", filter, ...ffmpegOutputBoundArgs(),
       "-f", "image2pipe", "-c:v", "png", "pipe:1",
     ],

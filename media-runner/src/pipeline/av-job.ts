@@ -13,6 +13,7 @@ import { extractFrame, representativeTime } from "../media/frame.ts";
 import { probe, type FfprobeOutput } from "../media/ffprobe.ts";
 import { audioStream, durationSeconds, toAudioMetadata, toCodecs, toVideoMetadata, videoStream } from "../media/metadata.ts";
 import { decodeToRaster, isMostlyBlack, type Raster } from "../media/previews.ts";
+import { coverArtMap, coverArtRaster } from "../media/cover-art.ts";
 import { probeDetails, toTracks, withDetails } from "../media/tracks.ts";
 import { engineStep, type JobContext, type Timings } from "./context.ts";
 import { previewsEndedAs, renderPreviews, wantsPreview, type StageOutcomes } from "./preview-stages.ts";
@@ -114,9 +115,16 @@ export async function runAvJob(
       Object.assign(stages, timeline.stages);
     }
     if (!wantsPreview(request)) return { ...response, stages };
-    // Audio has no visual enrichments, nor does a request that assumed audio.
+    // Audio's one picture is its embedded cover art, when it has one; a video asked for as audio has none.
     if (!video || request.category === "audio") {
-      return { ...response, stages: { ...stages, ...previewsEndedAs(request, { status: "skipped", reason: "the file has no picture stream to preview" }) } };
+      const cover = video ? undefined : coverArtMap(probed);
+      if (!cover) {
+        const reason = video ? "the file has no picture stream to preview" : "the audio has no cover art";
+        return { ...response, stages: { ...stages, ...previewsEndedAs(request, { status: "skipped", reason }) } };
+      }
+      const options = { ffmpeg: binaries.ffmpeg, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, maxPx: request.thumbnailMaxPx, signal, httpProxy: ctx.proxy.baseUrl };
+      const rendered = await renderPreviews(request, () => timings.time("frame", () => engineStep(source, () => coverArtRaster(input, cover, options))), timings, fatal);
+      return { ...response, ...rendered.previews, stages: { ...stages, ...rendered.stages } };
     }
     // An initialization segment: the tracks are read, there is no sample to decode (its media segments hold them).
     if (await initSegment(source, probed)) {
