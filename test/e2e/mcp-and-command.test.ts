@@ -35,8 +35,9 @@ beforeAll(async () => {
   trapPort = (trap.address() as { port: number }).port;
   samples = await startSamples();
   // The rate limit is on (the default 60 a minute per client) so an MCP call's cost can be counted; the tests that
-  // spend it name their own client (CF-Connecting-IP), the others share one bucket far below the limit.
-  service = await startService({ env: { SSRF_ALLOWLIST: `127.0.0.1:${samples.port}`, INSPECT_RATE_LIMIT: "60" }, settlePosts: 2 });
+  // spend it name their own client (CF-Connecting-IP, believed here as behind Cloudflare's edge: CLIENT_IP_SOURCE), the
+  // others share one bucket far below the limit.
+  service = await startService({ env: { SSRF_ALLOWLIST: `127.0.0.1:${samples.port}`, INSPECT_RATE_LIMIT: "60", CLIENT_IP_SOURCE: "cloudflare" }, settlePosts: 2 });
 }, 240_000);
 
 afterAll(async () => {

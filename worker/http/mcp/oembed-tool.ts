@@ -42,7 +42,7 @@ export function registerOembedTool(server: McpServer, ctx: ToolContext): void {
         await spendOneInspection(ctx);
         const shared = await inspectForSharing(ctx.env, args.url, ctx.baseUrl, ctx.caller);
         ctx.note({ responseSource: shared.outcome.responseSource });
-        const doc = oembedDocument(shared.media, { maxwidth: args.maxwidth, maxheight: args.maxheight, cacheAge: shared.cacheAge, baseUrl: ctx.baseUrl });
+        const doc = oembedDocument(shared.media, { maxwidth: args.maxwidth, maxheight: args.maxheight, cacheAge: shared.cacheAge, baseUrl: ctx.baseUrl, url: args.url });
         const text = `oEmbed ${doc.type} ${doc.width}x${doc.height}${doc.title ? `: ${JSON.stringify(doc.title)}` : ""}` +
           (doc.thumbnail_url ? `\nThumbnail: ${doc.thumbnail_url}` : "") + `\nCache for ${doc.cache_age} s.`;
         return dataResult(doc, text);

@@ -13,6 +13,7 @@ import { answerTool, dataResult, spendOneInspection } from "./tool-results.ts";
 const StoryboardCue = z.object({
   start: z.number().meta({ description: "Seconds into the video this tile stands for" }),
   end: z.number(),
+  tile: z.number().int().meta({ description: "Index of the tile in the sprite (left to right, top to bottom); tiles showing one frame share a cue" }),
   x: z.number().int().meta({ description: "The tile's left edge in the sprite, pixels" }),
   y: z.number().int(),
   width: z.number().int(),
