@@ -1,4 +1,5 @@
 import { ascii, u16be, u32be } from "../bytes/read-bytes.ts";
+import { boxes, child, path, type Box } from "./mp4-box-walk.ts";
 import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { reduced } from "./ratio.ts";
@@ -227,32 +228,6 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
     offset += boxSize;
   }
   return undefined;
-}
-
-interface Box { type: string; start: number; end: number }
-
-function* boxes(b: Uint8Array, start: number, end: number): Generator<Box> {
-  let o = start;
-  while (o + 8 <= end) {
-    let size = u32be(b, o) ?? 0;
-    let header = 8;
-    if (size === 1) { size = (u32be(b, o + 8) ?? 0) * 2 ** 32 + (u32be(b, o + 12) ?? 0); header = 16; }
-    else if (size === 0) size = end - o;
-    if (size < header) return;
-    yield { type: ascii(b, o + 4, 4), start: o + header, end: Math.min(o + size, end) };
-    o += size;
-  }
-}
-
-function child(b: Uint8Array, parent: Box, type: string): Box | undefined {
-  for (const box of boxes(b, parent.start, parent.end)) if (box.type === type) return box;
-  return undefined;
-}
-
-function path(b: Uint8Array, parent: Box, ...types: string[]): Box | undefined {
-  let box: Box | undefined = parent;
-  for (const type of types) box = box && child(b, box, type);
-  return box;
 }
 
 /** A full box's (version, timescale, duration) as mvhd and mdhd lay them out. */

@@ -1,4 +1,5 @@
 import { ascii, u16be, u32be } from "../bytes/read-bytes.ts";
+import { boxes, child, path, type Box } from "./mp4-box-walk.ts";
 import { mdhdLanguage } from "../../shared/media/languages.ts";
 import { keySystemOfId } from "../../shared/media/key-systems.ts";
 import {
@@ -32,33 +33,6 @@ const audioRoleOf: Readonly<Record<string, NonNullable<AudioTrack["role"]>>> = {
   main: "main", dub: "dub", commentary: "commentary", description: "description", "main-desc": "description",
   descriptions: "description", alternate: "alternate", translation: "dub",
 };
-
-interface Box { type: string; start: number; end: number }
-
-/** Boxes between start and end; stops at the first malformed header (each box is at least 8 bytes: linear). */
-function* boxes(b: Uint8Array, start: number, end: number): Generator<Box> {
-  let o = start;
-  while (o + 8 <= end) {
-    let size = u32be(b, o) ?? 0;
-    let header = 8;
-    if (size === 1) { size = (u32be(b, o + 8) ?? 0) * 2 ** 32 + (u32be(b, o + 12) ?? 0); header = 16; }
-    else if (size === 0) size = end - o;
-    if (size < header) return;
-    yield { type: ascii(b, o + 4, 4), start: o + header, end: Math.min(o + size, end) };
-    o += size;
-  }
-}
-
-function child(b: Uint8Array, parent: Box, type: string): Box | undefined {
-  for (const box of boxes(b, parent.start, parent.end)) if (box.type === type) return box;
-  return undefined;
-}
-
-function path(b: Uint8Array, parent: Box, ...types: string[]): Box | undefined {
-  let box: Box | undefined = parent;
-  for (const type of types) box = box && child(b, box, type);
-  return box;
-}
 
 /** The original format of a protected sample entry (sinf/frma), or undefined for a clear one. */
 export function originalFormat(b: Uint8Array, entry: Box, handler: string): string | undefined {
