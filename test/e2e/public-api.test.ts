@@ -286,9 +286,10 @@ describe("secrets and stopping", () => {
   });
 
   it("SIGTERM to the npm process stops wrangler, workerd and the runner, and removes the settings file", async () => {
-    const envFile = /--env-file (\S+)/.exec([...allCommandLines().values()].find((l) => l.includes("--env-file"))!)![1]!;
     const tree = descendants(service.child.pid!);
     const names = tree.map((pid) => allCommandLines().get(pid) ?? "");
+    // This service's own settings file: other test files run services of their own at the same time.
+    const envFile = /--env-file (\S+)/.exec(names.find((l) => l.includes("--env-file"))!)![1]!;
     expect(names.some((n) => n.includes("workerd serve"))).toBe(true);
     expect(names.some((n) => n.includes("wrangler"))).toBe(true);
     expect(names.some((n) => n.includes("media-runner/src/server.ts"))).toBe(true);
