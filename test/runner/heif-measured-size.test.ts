@@ -46,6 +46,8 @@ function edgeRecord(file: string, mime: string): ResourceRecord {
   });
   finishStage(record, "semantic", { state: "done", engine: "edge" });
   finishStage(record, "mediaFormat", { state: "done", engine: "edge" });
+  // Capture, rights and provenance are always finished inline by the edge.
+  if (record.stages["metadata:provenance"]) finishStage(record, "metadata:provenance", { state: "done", engine: "edge" });
   const image = imageMetadataOf(readImageHeader(readFileSync(join(dir, file))));
   if (image) applyInlineOutput(record, { metadata: { image } }, 1);
   return record;
