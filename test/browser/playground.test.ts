@@ -71,13 +71,21 @@ describe("playground page", () => {
     return raw?.job ? raw.data : raw;
   }
 
+  /** The thumbnail's fade-in has ended (its computed opacity is 1), or there is no thumbnail. */
+  async function fadedIn(): Promise<void> {
+    await page.waitForFunction(() => {
+      const thumb = document.querySelector("#thumb");
+      return !thumb || !thumb.classList.contains("loaded") || getComputedStyle(thumb).opacity === "1";
+    }, null, { timeout: 5_000 }).catch(() => undefined);
+  }
+
   async function clickSample(file: string, shot: string) {
     await page.click(`button.sample[data-url$="/${file}"]`);
     const envelope = await finished();
     // Shot once the thumbnail (if any) has faded in; a failing assertion below still leaves the picture.
     await page.waitForFunction(() => document.querySelector("#thumb")?.classList.contains("loaded") ?? true, null, { timeout: 10_000 })
       .catch(() => undefined);
-    await page.waitForTimeout(900);
+    await fadedIn();
     await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
     return envelope;
   }
@@ -271,7 +279,7 @@ describe("playground page", () => {
     await page.click(`button.sample[data-url$="/image.png"]`);
     await finished();
     await page.waitForFunction(() => document.querySelector<HTMLImageElement>("#thumb")?.classList.contains("loaded"));
-    await page.waitForTimeout(900); // the fade-in
+    await fadedIn();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await page.screenshot({ path: join(shots, "narrow-360.png"), fullPage: true });
   });
