@@ -328,7 +328,7 @@ assumptions: Worker CPU is workerd's under wrangler dev (includes its local prox
 request per inspection; Durable Object requests 1 per inspection + 1 per runner job counted in the run (the container's
 DO), DO duration = the inspection's wall time at 128 MB; container CPU = runner + engines CPU measured (CPU billed by
 use), memory (standard-1, 4 GiB) and disk (8 GB) for the runner jobs' logged time ÷ ${runnerConcurrency} jobs at once on a busy
-container (idle time before it sleeps not included); R2: one class A write per full image/video (the thumbnail), no
-reads (a later GET of a preview is a class B read); Queues: 0 (direct dispatch; queue dispatch adds 3 operations per
+container (idle time before it sleeps not included); R2: one class A write per full image/video (the thumbnail; a
+storyboard adds 2, a waveform 1; standard's previews not counted), no reads (a later GET of a preview is class B); Queues: 0 (direct dispatch; queue dispatch adds 3 operations per
 runner job: write, read, delete); the plan's $5/month and its included amounts not subtracted; egress free.`);
 }
