@@ -10,7 +10,9 @@
  * then a cached inspection against GET /health of the same Worker.
  *
  *   npm run bench -- [--rounds 3] [--files mp4,flac] [--tools fast,full] [--cached 200] [--dispatch direct|queue]
- *                    [--verbose] [--json out.json] [--rtt [0,20,80]]
+ *                    [--verbose] [--json out.json] [--rtt [0,20,80]] [--cpu]
+ * --cpu: CPU-ms per inspection (Worker, runner, engines) beside the hand tools' CPU, and the cost per 1,000
+ * inspections on Cloudflare's prices (bench/cpu-cost.ts); takes --rounds and --files.
  * --rtt: the origin is reached through a latency proxy (support/latency-proxy.ts) adding half the given
  * round-trip time each way per chunk and one round trip per new connection; every file and tool is run at
  * each RTT of the list (default 0,20,80), and the table adds origin requests, sequential round trips,
@@ -51,6 +53,8 @@ const { values: args } = parseArgs({
     verbose: { type: "boolean", default: false },
     /** How the service starts runner work when a caller waits: direct (default) or queue, to compare the two. */
     dispatch: { type: "string", default: "direct" },
+    /** CPU-ms per inspection and the cost per 1,000 (cpu-cost.ts) instead of the timing bench. */
+    cpu: { type: "boolean", default: false },
   },
 });
 const rounds = Math.max(1, Math.min(20, Number(args.rounds)));
@@ -429,4 +433,5 @@ function targets(rows: Row[], cached: { health: number; cached: number; cachedPo
   return out;
 }
 
-await main();
+if (args.cpu) await (await import("./cpu-cost.ts")).cpuCost({ rounds, ...(args.files ? { files: args.files } : {}) });
+else await main();
