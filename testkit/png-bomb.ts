@@ -2,6 +2,7 @@
 // hand-made dynamic-Huffman deflate block in which "copy 258 bytes at distance 1" costs 2 bits, so 1 MB of
 // compressed profile inflates to about 1 GB of zeros. Pure code, usable in Node and in workerd.
 import { concatBytes } from "../shared/bytes/concat-bytes.ts";
+import { pngChunk } from "../worker/encoding/png.ts";
 
 class BitWriter {
   bytes: Uint8Array;
@@ -67,32 +68,6 @@ export function zlibZeroBomb(copies: number): Uint8Array {
   return out;
 }
 
-const crcTable = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) c = crcTable[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
-
 /** A zlib stream of `data` in stored (uncompressed) blocks; enough for a tiny IDAT. */
 function zlibStored(data: Uint8Array): Uint8Array {
   const out = new Uint8Array(2 + 5 + data.length + 4);
@@ -124,9 +99,9 @@ export function pngWithBomb(inflatedBytes = 1024 ** 3, bombChunk: "iCCP" | "zTXt
   payload.set(stream, prefix.length);
   return concatBytes([
     new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk(bombChunk, payload),
-    chunk("IDAT", zlibStored(new Uint8Array([0, 255, 0, 0, 255]))),
-    chunk("IEND", new Uint8Array(0)),
+    pngChunk("IHDR", ihdr),
+    pngChunk(bombChunk, payload),
+    pngChunk("IDAT", zlibStored(new Uint8Array([0, 255, 0, 0, 255]))),
+    pngChunk("IEND", new Uint8Array(0)),
   ]);
 }

@@ -1,4 +1,5 @@
 import { uint, vint } from "./tail-duration.ts";
+import { children, type Element } from "./matroska-elements.ts";
 import { bcp47Language } from "../../shared/media/languages.ts";
 import {
   maxListedChapters, maxListedTracks, maxTrackLabelLength,
@@ -29,22 +30,6 @@ const textFormats: Readonly<Record<string, string>> = {
   "D_WEBVTT/METADATA": "webvtt", "S_HDMV/PGS": "pgs", "S_HDMV/TEXTST": "hdmv-text", "S_DVBSUB": "dvb-subtitle",
   "S_VOBSUB": "vobsub", "S_KATE": "kate", "S_TEXT/USF": "usf", "S_IMAGE/BMP": "bmp",
 };
-
-interface Element { id: number; start: number; end: number }
-
-/** Child elements (linear: each one advances past its own size); stops at the first bad header. */
-function* children(b: Uint8Array, start: number, end: number): Generator<Element> {
-  for (let o = start; o < end;) {
-    const id = vint(b, o, true);
-    const size = id && vint(b, o + id.length);
-    if (!id || !size) return;
-    const data = o + id.length + size.length;
-    const stop = size.unknown ? end : Math.min(data + size.value, end);
-    yield { id: id.value, start: data, end: stop };
-    if (size.unknown) return;
-    o = data + size.value;
-  }
-}
 
 function text(b: Uint8Array, start: number, end: number): string {
   return new TextDecoder().decode(b.subarray(start, Math.min(end, start + maxTrackLabelLength * 4))).replace(/\0+$/, "").slice(0, maxTrackLabelLength);

@@ -1,4 +1,5 @@
 import type { RangeByteSource } from "../bytes/byte-source.ts";
+import { children, type Element } from "./matroska-elements.ts";
 import { reduced } from "./ratio.ts";
 import { uint, vint } from "./tail-duration.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, matroskaVp9Features, vp9LevelForSize } from "../../shared/media/codec-config.ts";
@@ -230,22 +231,6 @@ function codecConfigOf(codecId: string, priv: Uint8Array | undefined, colour: Ma
 
 function pick(value: number | undefined): number {
   return value === undefined || value === 2 ? 1 : value;
-}
-
-interface Element { id: number; start: number; end: number }
-
-/** Child elements; an unknown size (live streams) extends to the parent's end. Stops at the first bad header. */
-function* children(b: Uint8Array, start: number, end: number): Generator<Element> {
-  for (let o = start; o < end;) {
-    const id = vint(b, o, true);
-    const size = id && vint(b, o + id.length);
-    if (!id || !size) return;
-    const data = o + id.length + size.length;
-    const stop = size.unknown ? end : Math.min(data + size.value, end);
-    yield { id: id.value, start: data, end: stop };
-    if (size.unknown) return;
-    o = data + size.value;
-  }
 }
 
 function float(b: Uint8Array, o: number, size: number): number | undefined {
