@@ -4,12 +4,14 @@
  * middle of jobs, every inspection still completes (the Worker fails over to the other runner) and start.mjs
  * starts the dead one again.
  */
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
 import { startService, type StartedService } from "../../testkit/start-service.ts";
 import { startSlowRunnerOrigin } from "../../testkit/slow-runner-origin.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
+import { rendezvousOrder } from "../../worker/runner/rendezvous.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 /** Runner reads are answered this late, so jobs are reliably in flight when a runner is killed. */
@@ -66,10 +68,28 @@ describe("two runners under npm start (RUNNER_INSTANCES=2)", () => {
     return { status: res.status, body };
   };
 
+  /**
+   * Clip names whose resource keys (SHA-256 of the URL, worker/record/target-url.ts) rank each runner first, four
+   * per runner: the origin's port is random, so names picked blindly could all rank one runner.
+   */
+  const namesRankingEachRunnerFirst = (perRunner: number) => {
+    const ids = [0, 1].map((i) => `http://127.0.0.1:${service.runnerPort + i}`);
+    const chosen = new Map<string, string[]>(ids.map((id) => [id, []]));
+    for (let i = 0; i < 1_000 && [...chosen.values()].some((names) => names.length < perRunner); i++) {
+      const name = `spread-${i}`;
+      const key = createHash("sha256").update(new URL(origin.url(name)).href).digest("hex");
+      const names = chosen.get(rendezvousOrder(ids, key)[0]!)!;
+      if (names.length < perRunner) names.push(name);
+    }
+    return [...chosen.values()].flat();
+  };
+
   it("spreads jobs over both runners by resource key", async () => {
     const pids = runnerPids(service.lines);
     expect(pids.size).toBe(2);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => inspectFull(`spread-${i}`)));
+    const names = namesRankingEachRunnerFirst(4);
+    expect(names).toHaveLength(8);
+    const answers = await Promise.all(names.map((name) => inspectFull(name)));
     for (const a of answers) {
       expect(a.status, JSON.stringify(a.body)).toBe(200);
       expect(a.body.data?.preview?.thumbnail?.url).toBeTruthy();

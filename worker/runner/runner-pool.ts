@@ -9,6 +9,7 @@
 import { getContainer } from "@cloudflare/containers";
 import { runnerUrlList, type Config } from "../config/config.ts";
 import { runnerHealthPath } from "../../shared/shapes/runner.ts";
+import { rendezvousWeight } from "./rendezvous.ts";
 
 export interface RunnerTarget {
   /** Stable name: the base URL, or `container:<n>`. */
@@ -36,19 +37,9 @@ export function runnerTargets(env: Env, config: Config): RunnerTarget[] {
   }));
 }
 
-/** FNV-1a, 32 bits: cheap, stable across isolates, good enough to spread keys. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
 /** The targets in the order a key tries them: highest rendezvous weight first, healthy before skipped ones. */
 export function rankTargets<T extends { id: string }>(targets: readonly T[], key: string, now = Date.now()): T[] {
-  const weighted = targets.map((target) => ({ target, weight: hash32(`${key}\u0000${target.id}`), down: (unhealthyUntil.get(target.id) ?? 0) > now }));
+  const weighted = targets.map((target) => ({ target, weight: rendezvousWeight(key, target.id), down: (unhealthyUntil.get(target.id) ?? 0) > now }));
   weighted.sort((a, b) => Number(a.down) - Number(b.down) || b.weight - a.weight);
   return weighted.map((w) => w.target);
 }
