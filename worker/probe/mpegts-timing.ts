@@ -1,6 +1,7 @@
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import type { HeaderFacts } from "./header-facts.ts";
-import { packetSizeOf, readMpegTsStreams, type TsElementaryStream } from "./mpegts-streams.ts";
+import { packetSizeOf } from "./mpegts-psi.ts";
+import { readMpegTsStreams, type TsElementaryStream } from "./mpegts-streams.ts";
 import { findSps } from "./h264-sps.ts";
 import { mpegAudioHeader } from "./mpeg-audio-header.ts";
 import { readAdts } from "./adts-frames.ts";

@@ -2,16 +2,12 @@
  * Tracks of an MPEG transport stream from the PMT in its first packets (ISO 13818-1 2.4.4, ETSI EN 300 468):
  * codec by stream_type and descriptors, language and audio type from the ISO 639 language descriptor, DVB
  * subtitles (subtitling_descriptor, hard-of-hearing types as captions) and teletext, and CEA-608/708 captions in
- * the first video access units of the head. A second, separate pass over the head (the stream counts stay in
- * mpegts-streams.ts); linear in the head, sections bounded to the PSI maximum.
+ * the first video access units of the head. The program tables come from mpegts-psi.ts; linear in the head.
  */
-import { packetSizeOf } from "./mpegts-streams.ts";
+import { readProgramStreams } from "./mpegts-psi.ts";
 import { ceaCaptions } from "./cea-captions.ts";
 import { bcp47Language } from "../../shared/media/languages.ts";
 import { maxListedTracks, type MediaTracks, type TextTrack, type TrackFacts } from "../../shared/shapes/tracks.ts";
-
-const maxSectionBytes = 1024 + 3;
-const maxPrograms = 64;
 
 /** stream_type -> ffprobe's codec name. */
 const videoCodecs: Readonly<Record<number, string>> = { 0x01: "mpeg1video", 0x02: "mpeg2video", 0x10: "mpeg4", 0x1b: "h264", 0x24: "hevc", 0x33: "vvc", 0xea: "vc1", 0x42: "cavs", 0xd1: "dirac" };
@@ -31,62 +27,9 @@ function* descriptors(b: Uint8Array): Generator<Descriptor> {
 
 const lang = (b: Uint8Array, o: number) => bcp47Language(String.fromCharCode(b[o] ?? 0, b[o + 1] ?? 0, b[o + 2] ?? 0));
 
-/** The PMTs' elementary streams (stream_type and descriptor loop), when every PMT the PAT names is in `b`. */
-function elementaryStreams(b: Uint8Array): { type: number; info: Uint8Array }[] | undefined {
-  const layout = packetSizeOf(b);
-  if (!layout) return undefined;
-  const pending = new Map<number, Uint8Array>();
-  let pmtPids: Set<number> | undefined;
-  const done = new Set<number>();
-  const out: { type: number; info: Uint8Array }[] = [];
-  for (let o = layout.start; o + 188 <= b.length; o += layout.size) {
-    if (b[o] !== 0x47) return undefined;
-    const pid = ((b[o + 1]! & 0x1f) << 8) | b[o + 2]!;
-    const wanted = pid === 0 ? pmtPids === undefined : (pmtPids?.has(pid) === true && !done.has(pid));
-    const control = (b[o + 3]! >> 4) & 0x3;
-    if (!wanted || !(control & 0x1)) continue;
-    let p = o + 4 + (control & 0x2 ? 1 + b[o + 4]! : 0);
-    if (p >= o + 188) continue;
-    let gathered: Uint8Array;
-    if (b[o + 1]! & 0x40) {
-      p += 1 + b[p]!;
-      if (p >= o + 188) continue;
-      gathered = b.slice(p, o + 188);
-    } else {
-      const before = pending.get(pid);
-      if (!before) continue;
-      gathered = new Uint8Array(before.length + (o + 188 - p));
-      gathered.set(before);
-      gathered.set(b.subarray(p, o + 188), before.length);
-    }
-    if (gathered.length > maxSectionBytes) gathered = gathered.subarray(0, maxSectionBytes);
-    const length = gathered.length >= 3 ? ((gathered[1]! & 0x0f) << 8) | gathered[2]! : 0;
-    if (gathered.length < 3 + length || length < 9) { pending.set(pid, gathered); continue; }
-    pending.delete(pid);
-    const body = gathered.subarray(3, 3 + length - 4);
-    if (pid === 0 && gathered[0] === 0x00) {
-      pmtPids = new Set();
-      for (let e = 5; e + 4 <= body.length && pmtPids.size < maxPrograms; e += 4) {
-        if (((body[e]! << 8) | body[e + 1]!) !== 0) pmtPids.add(((body[e + 2]! & 0x1f) << 8) | body[e + 3]!);
-      }
-      if (pmtPids.size === 0) return undefined;
-    } else if (pid !== 0 && gathered[0] === 0x02) {
-      done.add(pid);
-      const infoLength = ((body[7]! & 0x0f) << 8) | body[8]!;
-      for (let e = 9 + infoLength; e + 5 <= body.length;) {
-        const esInfo = ((body[e + 3]! & 0x0f) << 8) | body[e + 4]!;
-        out.push({ type: body[e]!, info: body.subarray(e + 5, e + 5 + esInfo) });
-        e += 5 + esInfo;
-      }
-      if (done.size === pmtPids!.size) return out;
-    }
-  }
-  return undefined;
-}
-
 /** Tracks of the transport stream in `head`; undefined when its PMTs are not all there. */
 export function readMpegTsTracks(head: Uint8Array): TrackFacts | undefined {
-  const streams = elementaryStreams(head);
+  const streams = readProgramStreams(head);
   if (!streams) return undefined;
   const tracks: MediaTracks = { video: [], audio: [], text: [] };
   let truncated = false;
