@@ -3,6 +3,7 @@ import { c2paSdkLoadTimeoutMs, metadataParserTimeoutMs } from "../config/limits.
 import { c2paSdk } from "./c2pa-sdk.ts";
 import { withDeadline } from "./deadline.ts";
 import { text } from "./capture-rights.ts";
+import { indexOfBytes } from "../bytes/byte-search.ts";
 
 const jumbfType = new TextEncoder().encode("jumb");
 const c2paLabel = new TextEncoder().encode("c2pa");
@@ -18,9 +19,9 @@ const untrustedCode = "signingCredential.untrusted";
  * the same store). A byte search that decides whether to wake the SDK, not a parse: reading is the SDK's job.
  */
 export function hasC2paStore(b: Uint8Array): boolean {
-  for (let i = indexOf(b, jumbfType, 0); i >= 0; i = indexOf(b, jumbfType, i + 4)) {
+  for (let i = indexOfBytes(b, jumbfType, 0); i >= 0; i = indexOfBytes(b, jumbfType, i + 4)) {
     const window = b.subarray(i, Math.min(b.length, i + 64));
-    if (indexOf(window, c2paLabel, 0) >= 0) return true;
+    if (indexOfBytes(window, c2paLabel, 0) >= 0) return true;
   }
   return false;
 }
@@ -87,14 +88,4 @@ function activeManifestOf(m: ManifestJson): NonNullable<C2pa["activeManifest"]> 
     actions: names,
     ...(sourceType ? { digitalSourceType: sourceType } : {}),
   };
-}
-
-function indexOf(b: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0]!;
-  for (let i = b.indexOf(first, from); i >= 0 && i + needle.length <= b.length; i = b.indexOf(first, i + 1)) {
-    let k = 1;
-    while (k < needle.length && b[i + k] === needle[k]) k++;
-    if (k === needle.length) return i;
-  }
-  return -1;
 }

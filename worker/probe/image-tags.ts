@@ -5,6 +5,7 @@ type Options = NonNullable<Parameters<typeof exifrSidecar>[1]> & Record<string, 
 import { ascii, u32le } from "../bytes/read-bytes.ts";
 import { maxMetadataBytes, maxXmpBytes, metadataParserTimeoutMs } from "../config/limits.ts";
 import { withDeadline } from "./deadline.ts";
+import { indexOfBytes } from "../bytes/byte-search.ts";
 
 /**
  * The EXIF, IPTC IIM and XMP tags of an image, as exifr groups them (`ifd0`, `exif`, `gps`, `iptc`, and one
@@ -93,21 +94,11 @@ export function largestXmpPacket(b: Uint8Array): number {
   let largest = 0;
   let from = 0;
   for (;;) {
-    const start = indexOf(b, xpacketBegin, from);
+    const start = indexOfBytes(b, xpacketBegin, from);
     if (start < 0) return largest;
-    const end = indexOf(b, xpacketEnd, start);
+    const end = indexOfBytes(b, xpacketEnd, start);
     const stop = end < 0 ? b.length : end + xpacketEnd.length;
     largest = Math.max(largest, stop - start);
     from = stop;
   }
-}
-
-function indexOf(b: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0]!;
-  for (let i = b.indexOf(first, from); i >= 0 && i + needle.length <= b.length; i = b.indexOf(first, i + 1)) {
-    let k = 1;
-    while (k < needle.length && b[i + k] === needle[k]) k++;
-    if (k === needle.length) return i;
-  }
-  return -1;
 }
