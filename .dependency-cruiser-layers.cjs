@@ -13,7 +13,7 @@ const workerLayers = [
   ["stages"], // stage runners: first inspection, page, stream, edge image, oEmbed, revalidation
   ["dispatch", "webhook"], // runner jobs from the object; webhook deliveries
   ["record", "jobs"], // the record model stages write through; job records
-  ["manifest", "enrich"], // HLS/DASH parsing; image work, oEmbed client, stored previews
+  ["manifest", "image", "oembed", "previews"], // HLS/DASH parsing; image work (photon); the oEmbed client; stored previews
   ["probe"], // container readers over one bounded byte source
   ["page"], // HTML head and JSON-LD facts
   ["bytes", "runner"], // bounded Range reads; the media runner client and pool

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { vttKeyForFile } from "../enrich/thumbnail-store.ts";
+import { vttKeyForFile } from "../previews/preview-keys.ts";
 import type { AppEnv } from "./app-env.ts";
 import { serveStoredFile } from "./thumbnail-handler.ts";
 

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { objectKeyForFile } from "../enrich/thumbnail-store.ts";
+import { objectKeyForFile } from "../previews/preview-keys.ts";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse } from "./error-handling.ts";
 

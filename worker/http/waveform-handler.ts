@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { AudioWaveform } from "../../shared/shapes/media-data.ts";
-import { waveformKeyForFile } from "../enrich/thumbnail-store.ts";
+import { waveformKeyForFile } from "../previews/preview-keys.ts";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse } from "./error-handling.ts";
 import { etagMatches } from "./thumbnail-handler.ts";

@@ -6,8 +6,8 @@ import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { applyEngineResult } from "../record/stage-state.ts";
-import { edgeFormats, processImageAtEdge } from "../enrich/image/index.ts";
-import { previewRevision, thumbnailPath, thumbnailObjectKey } from "../enrich/thumbnail-store.ts";
+import { edgeFormats, processImageAtEdge } from "../image/index.ts";
+import { previewRevision, thumbnailPath, thumbnailObjectKey } from "../previews/preview-keys.ts";
 
 /**
  * Whether the Worker itself can produce this image's previews (format, header facts and size within the

@@ -1,5 +1,5 @@
 import type { ImageContent } from "@modelcontextprotocol/sdk/types.js";
-import { objectKeyForFile, thumbnailPath } from "../../enrich/thumbnail-store.ts";
+import { objectKeyForFile, thumbnailPath } from "../../previews/preview-keys.ts";
 import { bytesToBase64 } from "../../encoding/base64.ts";
 
 /** Largest stored preview sent as image content (base64 in the JSON answer grows it by a third). */

@@ -9,7 +9,7 @@ import type { RunnerStoryboard } from "../../shared/shapes/runner.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import {
   storyboardSpriteKey, storyboardVttKey, storyboardVttPath, thumbnailPath, waveformDataKey, waveformDataPath,
-} from "../enrich/thumbnail-store.ts";
+} from "./preview-keys.ts";
 import type { z } from "zod";
 
 export async function storeStoryboard(bucket: R2Bucket, resourceKey: string, revision: string, board: RunnerStoryboard): Promise<z.infer<typeof Storyboard>> {
