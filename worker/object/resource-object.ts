@@ -28,7 +28,6 @@ import { tooOldFor } from "../stages/freshness.ts";
 import { RevalidationFlight } from "./revalidation.ts";
 import { deleteThumbnailsOf } from "../previews/preview-cleanup.ts";
 import { previewRevision } from "../previews/preview-keys.ts";
-import { IdempotencyStore, type IdempotencyClaim, type IdempotentAnswer } from "./idempotency-store.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "../record/runner-results.ts";
 import { inspectAt, type InspectCall, type InspectReply, type JobReply, type PublicError, type Revalidation } from "./resource-rpc.ts";
@@ -51,8 +50,6 @@ type CurrentRecord = { record: ResourceRecord; responseSource: "fresh" | "cache"
 export class ResourceObject extends DurableObject<Env> {
   private readonly store: RecordStore;
   private readonly jobs: JobStore;
-  /** Used only by the objects named `idempotency:<digest of caller and key>` (worker/http/idempotency.ts). */
-  private readonly idempotency: IdempotencyStore;
   private inflight?: Promise<ResourceRecord>;
   private readonly revalidation: RevalidationFlight;
   private edgeWork?: Promise<void>;
@@ -73,7 +70,6 @@ export class ResourceObject extends DurableObject<Env> {
     super(ctx, env);
     this.store = new RecordStore(ctx.storage.sql);
     this.jobs = new JobStore(ctx.storage.sql);
-    this.idempotency = new IdempotencyStore(ctx.storage.sql);
     this.originError = new OriginErrorMemory(this.store);
     this.revalidation = new RevalidationFlight({
       config: () => this.config,
@@ -175,22 +171,6 @@ export class ResourceObject extends DurableObject<Env> {
       const same = remembered && remembered.status === error.status && remembered.code === error.code && remembered.message === error.message;
       return { ok: false, error, ...(same ? { rememberedUntil: remembered.expiresAt, repeated: this.originError.isRepeat(err) } : {}) };
     }
-  }
-
-  /**
-   * Idempotency-Key: claim it for a request body's fingerprint, for `leaseMs` while the request runs (the key's
-   * row is deleted by the alarm at expiry).
-   */
-  async claimIdempotency(fingerprint: string, leaseMs: number): Promise<IdempotencyClaim> {
-    const claim = this.idempotency.claim(fingerprint, Date.now(), leaseMs);
-    if (claim.state === "new") await this.scheduleAlarm(Date.now() + leaseMs);
-    return claim;
-  }
-
-  /** The claimed request's answer, replayed for `ttlMs` (undefined: the key is released). */
-  async completeIdempotency(fingerprint: string, answer: IdempotentAnswer | undefined, ttlMs: number): Promise<void> {
-    // The lease's alarm (set by the claim) finds the row unexpired and moves itself to the new expiry.
-    this.idempotency.complete(fingerprint, answer, Date.now(), ttlMs);
   }
 
   async getJob(jobId: string): Promise<JobReply> {
@@ -481,8 +461,7 @@ export class ResourceObject extends DurableObject<Env> {
     this.store.deleteExpired(now);
     if (this.memory && this.memory.expiresAt <= now) this.memory = null;
     this.jobs.deleteExpired(now);
-    this.idempotency.deleteExpired(now);
-    const next = this.nextDue(watch, this.idempotency.expiresAt());
+    const next = this.nextDue(watch);
     if (next !== undefined) await this.ctx.storage.setAlarm(Math.max(Date.now() + 10, next));
   }
 
