@@ -26,8 +26,7 @@ import { RecordWaiters } from "./record-waiters.ts";
 import { addTransfer, usageTransfer } from "../record/transfer.ts";
 import { tooOldFor } from "../stages/freshness.ts";
 import { RevalidationFlight } from "./revalidation.ts";
-import { deleteThumbnailsOf } from "../previews/preview-cleanup.ts";
-import { previewRevision } from "../previews/preview-keys.ts";
+import { deletePreviewsOf, previewRevision } from "../previews/preview-store.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
 import { applyRunnerOutcome, type RunnerOutcome } from "../record/runner-results.ts";
 import { inspectAt, type InspectCall, type InspectReply, type JobReply, type PublicError, type Revalidation } from "./resource-rpc.ts";
@@ -314,7 +313,7 @@ export class ResourceObject extends DurableObject<Env> {
 
   /** Deletes the resource's stored previews but `keepRevision`'s; a failure leaves them (logged), never fails the answer. */
   private async deletePreviews(key: string, keepRevision: string | undefined): Promise<void> {
-    await deleteThumbnailsOf(this.env.THUMBNAILS, key, keepRevision).catch((err: unknown) => {
+    await deletePreviewsOf(this.env, key, keepRevision).catch((err: unknown) => {
       logEvent("error", "stale previews not deleted", { resource: key, error: errorField(err) });
     });
   }
@@ -386,7 +385,7 @@ export class ResourceObject extends DurableObject<Env> {
     const stages = stagesForEdge(record, this.config);
     if (stages.length === 0) return;
     try {
-      const run = await runEdgeImageStages(record, stages, this.config, this.env.THUMBNAILS, this.imageHead);
+      const run = await runEdgeImageStages(record, stages, this.config, this.env, this.imageHead);
       this.imageHead = undefined;
       await this.recordChanged(record);
       // Refused at decode time (format or size found only then): the runner takes over.
