@@ -9,11 +9,11 @@ const workerLayers = [
   ["index.ts"], // entry: the fetch and queue handlers, the Durable Object and container classes
   ["http", "queue"], // routes and middleware; the queue consumer
   ["service"], // the API layer above the object: inspect service, edge cache, batch, jobs
-  ["object"], // the Durable Object: wiring, RPC methods, its storage
+  ["object", "idempotency"], // the resource Durable Object: its shell (the one file on its state), its rooms; the Idempotency-Key object
   ["stages"], // stage runners: first inspection, page, stream, edge image, oEmbed, revalidation
   ["dispatch", "webhook"], // runner jobs from the object; webhook deliveries
   ["record", "jobs"], // the record model stages write through; job records
-  ["manifest", "enrich"], // HLS/DASH parsing; image work, oEmbed client, stored previews
+  ["manifest", "image", "oembed", "previews"], // HLS/DASH parsing; image work (photon); the oEmbed client; stored previews
   ["probe"], // container readers over one bounded byte source
   ["page"], // HTML head and JSON-LD facts
   ["bytes", "runner"], // bounded Range reads; the media runner client and pool

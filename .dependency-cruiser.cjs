@@ -1,5 +1,5 @@
 /**
- * The layer rules (issue 21; docs/architecture.md draws them). Each folder is one layer; a module may import
+ * The layer rules (docs/architecture.md draws them). Each folder is one layer; a module may import
  * its own folder and folders listed after its own, never one before it ("up"). Run by `npm run lint:layers`
  * in `.ci/run`: any import against these rules fails CI. Type-only imports count too (no type cycles).
  */
@@ -8,6 +8,11 @@ const { worker: workerLayers, runner: runnerLayers, shared: sharedLayers } = req
 
 const escape = (s) => s.replace(/[.]/g, "\\.");
 const pathOf = (root, name) => (name.endsWith(".ts") ? `^${root}/${escape(name)}$` : `^${root}/${name}/`);
+
+/** The Durable Object shells: constructor, RPC methods and alarm, and the only files on an object's state. */
+const objectShells = ["^worker/object/resource-object\\.ts$", "^worker/idempotency/idempotency-object\\.ts$"];
+/** Table modules, each handed the object's SQLite handle by its shell. */
+const objectTables = ["^worker/object/record-store\\.ts$", "^worker/jobs/job-store\\.ts$", "^worker/dispatch/dispatch-ledger\\.ts$", "^worker/idempotency/idempotency-store\\.ts$"];
 
 /** One rule per layer: nothing in it imports a layer above it, or a peer on its own line. */
 function layerRules(root, layers, label) {
@@ -93,6 +98,37 @@ module.exports = {
       severity: "error",
       from: { path: "^testkit/" },
       to: { path: "^(test|bench)/" },
+    },
+    // Doors. A Durable Object's state (its SQLite handle, storage and alarm) is touched by its shell alone; the
+    // rooms get what they need from it. The property accesses themselves (ctx.storage, THUMBNAILS) are checked by
+    // test/unit/state-and-bucket-doors.test.ts; these rules hold the imports around them.
+    {
+      name: "object-state-in-shells",
+      comment: "only the Durable Object shells extend DurableObject (cloudflare:workers)",
+      severity: "error",
+      from: { path: "^worker/", pathNot: objectShells },
+      to: { path: "^cloudflare:workers$" },
+    },
+    {
+      name: "tables-opened-by-shells",
+      comment: "a table module (handed the object's SQLite) is constructed by a shell only; others import its types",
+      severity: "error",
+      from: { path: "^worker/", pathNot: objectShells },
+      to: { path: objectTables, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "previews-one-door",
+      comment: "outside worker/previews/, previews are reached through preview-store.ts only (keys are named inside)",
+      severity: "error",
+      from: { path: "^worker/", pathNot: "^worker/previews/" },
+      to: { path: "^worker/previews/", pathNot: "^worker/previews/preview-store\\.ts$" },
+    },
+    {
+      name: "idempotency-through-service",
+      comment: "the Idempotency-Key object is reached through service/ (http/ never addresses it itself)",
+      severity: "error",
+      from: { path: "^worker/", pathNot: ["^worker/idempotency/", "^worker/service/", "^worker/index\\.ts$"] },
+      to: { path: "^worker/idempotency/" },
     },
     ...layerRules("worker", workerLayers, "worker"),
     ...layerRules("media-runner/src", runnerLayers, "runner"),

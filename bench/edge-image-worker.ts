@@ -2,7 +2,7 @@
 // photon's wasm memory size (a high-water mark: wasm memory never shrinks). Driven by
 // bench/edge-image-pipeline.mjs through Miniflare; never deployed.
 import { initPhoton } from "@cf-wasm/photon/workerd";
-import { defaultMaxDecodePixels, defaultThumbnailMaxPx, processImageAtEdge } from "../worker/enrich/image/index.ts";
+import { defaultMaxDecodePixels, defaultThumbnailMaxPx, processImageAtEdge } from "../worker/image/index.ts";
 
 export default {
   async fetch(request: Request): Promise<Response> {

@@ -7,7 +7,7 @@ import { Capture, Provenance, Rights } from "./provenance.ts";
 /** Results written by stages; a missing key with a done stage means the stage produced nothing. */
 export const StageResults = z.object({
   title: z.string().optional(),
-  /** oEmbed 1.0 fields are scalars (enrich/oembed-client keeps only those): a flat map, not `unknown`, so the record
+  /** oEmbed 1.0 fields are scalars (oembed/oembed-client keeps only those): a flat map, not `unknown`, so the record
    *  crosses Durable Object RPC with its own type (RPC types refuse `unknown`; a recursive JSON type is too deep). */
   oembed: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
   embeddable: z.boolean().optional(),

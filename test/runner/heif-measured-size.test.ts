@@ -14,7 +14,7 @@ import { project } from "../../shared/projection/index.ts";
 import { createRecord } from "../../worker/record/create-record.ts";
 import { applyRunnerOutcome } from "../../worker/record/runner-results.ts";
 import { applyInlineOutput, finishStage, pendingStages } from "../../worker/record/stage-state.ts";
-import { imageMetadataOf, readImageHeader } from "../../worker/enrich/image/header/read-image-header.ts";
+import { imageMetadataOf, readImageHeader } from "../../worker/image/header/read-image-header.ts";
 import { lyingIspe, makeHeic, writeOnce } from "../../testkit/hostile-inputs.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { processRequest, testApp } from "../../testkit/runner/harness.ts";

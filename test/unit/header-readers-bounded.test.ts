@@ -10,7 +10,7 @@ import { RangeByteSource } from "../../worker/bytes/byte-source.ts";
 import type { FetchPolicy } from "../../worker/fetch/index.ts";
 import { readMpegPs } from "../../worker/probe/mpegps-timing.ts";
 import { readAmr } from "../../worker/probe/amr-frames.ts";
-import { jpeg2000ColorFacts, netpbmColorFacts } from "../../worker/enrich/image/header/jpeg2000-netpbm-facts.ts";
+import { jpeg2000ColorFacts, netpbmColorFacts } from "../../worker/image/header/jpeg2000-netpbm-facts.ts";
 
 const dir = join(tmpdir(), "media-inspect-ps-fixtures");
 const ffprobe = (file: string) => JSON.parse(execFileSync(process.env.FFPROBE_PATH ?? "ffprobe", ["-v", "quiet", "-of", "json",

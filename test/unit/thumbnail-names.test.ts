@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import {
   objectKeyForFile, previewRevision, storyboardSpriteKey, storyboardVttKey, thumbnailObjectKey, thumbnailPath, vttKeyForFile,
-} from "../../worker/enrich/thumbnail-store.ts";
+} from "../../worker/previews/preview-keys.ts";
 
 const key = "ab".repeat(32);
 const probe = (headers: Record<string, string>, sizeBytes = 100) => ({

@@ -6,7 +6,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
 import { clientAddressOf } from "../../worker/http/client-identity.ts";
-import { idempotencySlot } from "../../worker/http/idempotency.ts";
+import { idempotencySlot } from "../../worker/service/idempotency-keys.ts";
 import { firstSeen, runnerClients, sleep } from "../../testkit/worker/jobs.ts";
 import { media } from "../../testkit/worker/helpers.ts";
 

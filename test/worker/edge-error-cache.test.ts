@@ -24,8 +24,8 @@ async function originRequests(nonce: string): Promise<number> {
 async function watchObject(url: string, ttlSeconds: number): Promise<() => Promise<number>> {
   await runInDurableObject(objectFor(url), (instance) => {
     Object.defineProperty(instance, "env", { value: { ...env, ERROR_TTL_SECONDS: String(ttlSeconds) } });
-    const object = instance as unknown as { originError: { current(now: number): unknown }; reached: number };
-    const memory = object.originError;
+    const object = instance as unknown as { rooms: { source: { originError: { current(now: number): unknown } } }; reached: number };
+    const memory = object.rooms.source.originError;
     const remembered = memory.current.bind(memory);
     object.reached = 0;
     memory.current = (now: number) => {
@@ -41,7 +41,7 @@ type ObjectError = { status: number; code: string; message: string; expiresAt: n
 /** The error the object answers with now (memory first, as the object reads it). */
 const objectError = (url: string) =>
   runInDurableObject(objectFor(url), (instance) =>
-    (instance as unknown as { originError: { current(now: number): ObjectError } }).originError.current(Date.now()));
+    (instance as unknown as { rooms: { source: { originError: { current(now: number): ObjectError } } } }).rooms.source.originError.current(Date.now()));
 
 /** Tables the object's own code created (workerd's internal `_cf_` tables aside). */
 const ownTables = (url: string) =>
@@ -126,7 +126,7 @@ describe("remembered origin errors at the edge", () => {
     // Time passes: the row and the object's memory of it expire, then the alarm runs.
     await runInDurableObject(objectFor(url), (instance, state) => {
       state.storage.sql.exec(`UPDATE origin_error SET expires_at = ?`, Date.now() - 1);
-      (instance as unknown as { originError: { entry?: { error: { expiresAt: number } } } }).originError.entry!.error.expiresAt = Date.now() - 1;
+      (instance as unknown as { rooms: { source: { originError: { entry?: { error: { expiresAt: number } } } } } }).rooms.source.originError.entry!.error.expiresAt = Date.now() - 1;
     });
     expect(await runDurableObjectAlarm(objectFor(url))).toBe(true);
     expect(await rows()).toBe(0);
@@ -138,7 +138,7 @@ describe("remembered origin errors at the edge", () => {
     await watchObject(url, errorTtlSeconds);
     expect((await inspect(url)).status).toBe(502);
     await runInDurableObject(objectFor(url), (instance) => {
-      (instance as unknown as { originError: { entry?: { error: { expiresAt: number } } } }).originError.entry!.error.expiresAt = Date.now() - 1;
+      (instance as unknown as { rooms: { source: { originError: { entry?: { error: { expiresAt: number } } } } } }).rooms.source.originError.entry!.error.expiresAt = Date.now() - 1;
     });
     await dropCachedRecord(await keyFor(url));
     expect((await inspect(url)).status).toBe(502);

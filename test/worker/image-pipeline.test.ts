@@ -9,7 +9,7 @@ import {
   type EdgeImageOutcome,
   processImageAtEdge,
   readImageHeader,
-} from "../../worker/enrich/image/index.ts";
+} from "../../worker/image/index.ts";
 
 // Vite inlines each fixture as a base64 data URL, which works inside workerd without a file system.
 const inlined = import.meta.glob("../fixtures/images/*.{png,jpg,webp,gif,avif}", {

@@ -33,7 +33,7 @@ function storedRow(url: string) {
 async function ageRecord(url: string, expiresAt: number) {
   await runInDurableObject(objectFor(url), (instance, state) => {
     state.storage.sql.exec(`UPDATE resource SET expires_at = ?`, expiresAt);
-    (instance as unknown as { memory?: unknown }).memory = undefined;
+    (instance as unknown as { rooms: { source: { memory?: unknown } } }).rooms.source.memory = undefined;
   });
   // The edge cache holds the record until its original expiry; time did not really pass, so drop it too.
   await dropCachedRecord(await resourceKey(normalizeUrl(new URL(url))));
@@ -143,8 +143,8 @@ describe("origin errors are cached briefly, not for the record TTL", () => {
     await runInDurableObject(objectFor(url), (instance, state) => {
       state.storage.sql.exec(`UPDATE origin_error SET expires_at = ?`, Date.now() - 1);
       // As an eviction would: the object's memory of the error starts empty and reads storage again.
-      const object = instance as unknown as { originError: OriginErrorMemory; store: RecordStore };
-      object.originError = new OriginErrorMemory(object.store);
+      const object = instance as unknown as { rooms: { source: { originError: OriginErrorMemory } }; store: RecordStore };
+      object.rooms.source.originError = new OriginErrorMemory(object.store);
     });
     // The edge keeps the error as long as the object did; time did not really pass, so drop it too.
     await dropCachedRecord(await resourceKey(normalizeUrl(new URL(url))));

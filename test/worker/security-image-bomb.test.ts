@@ -3,9 +3,9 @@
 // pixels before photon sees the bytes; the header reader's own ICC inflate is capped (maxIccProfileBytes).
 import { PhotonImage } from "@cf-wasm/photon/workerd";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { stripImageMetadata } from "../../worker/enrich/image/bomb-guard.ts";
-import { processImageAtEdge } from "../../worker/enrich/image/process-image-at-edge.ts";
-import { readImageHeader } from "../../worker/enrich/image/header/read-image-header.ts";
+import { stripImageMetadata } from "../../worker/image/bomb-guard.ts";
+import { processImageAtEdge } from "../../worker/image/process-image-at-edge.ts";
+import { readImageHeader } from "../../worker/image/header/read-image-header.ts";
 import { pngWithBomb } from "../../testkit/png-bomb.ts";
 import { origin } from "../../testkit/worker/helpers.ts";
 

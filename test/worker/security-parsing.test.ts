@@ -9,7 +9,7 @@ import { parseContentRange } from "../../shared/bytes/content-range.ts";
 import { framingPolicy } from "../../shared/projection/framing.ts";
 import { firstIframeSrc } from "../../worker/stages/page-discovery.ts";
 import { ChunkedDecoder, parseResponseHead } from "../../worker/fetch/pinned-http.ts";
-import { iccColorSpace } from "../../worker/enrich/image/header/icc-color-space.ts";
+import { iccColorSpace } from "../../worker/image/header/icc-color-space.ts";
 import { parseAllowlist } from "../../shared/net/index.ts";
 import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
 

@@ -18,7 +18,7 @@ import type { EnrichMessage } from "../../shared/schemas/queue.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import type { RunnerHead, RunnerUsage } from "../../shared/shapes/runner.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
-import { DispatchLedger, type DispatchVia } from "./dispatch-ledger.ts";
+import type { DispatchLedger, DispatchVia } from "./dispatch-ledger.ts";
 import { asRunnerError, decideRetry } from "./retry-policy.ts";
 import { performRunnerWork, type RunnerWork } from "./runner-work.ts";
 import { errorField, logEvent } from "../log/event-log.ts";

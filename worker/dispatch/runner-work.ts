@@ -8,11 +8,10 @@ import { runnerStagesOf } from "../../shared/stages/index.ts";
 import { callRunner, RunnerError } from "../runner/runner-client.ts";
 import { engineBudgetSpentMessage, inspectionEngineSecondsBudget } from "../../shared/limits.ts";
 import type { RunnerBudget } from "../../shared/shapes/runner.ts";
-import { previewRevision, revisionLength, thumbnailObjectKey, thumbnailPath } from "../enrich/thumbnail-store.ts";
+import { previewRevision, revisionLength, storeStoryboard, storeThumbnail, storeWaveformData } from "../previews/preview-store.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
-import { storeStoryboard, storeWaveformData } from "./storyboard-store.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/shapes/runner.ts";
@@ -61,12 +60,12 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
   const { thumbnail, storyboard, audiowaveform, ...produced } = result;
   // A message queued before previews had revisions carries none: its files get the revision of no file.
   const revision = work.revision ?? "0".repeat(revisionLength);
-  const stored = storyboard ? { storedStoryboard: await storeStoryboard(env.THUMBNAILS, work.key, revision, storyboard) } : {};
+  const stored = storyboard ? { storedStoryboard: await storeStoryboard(env, work.key, revision, storyboard) } : {};
   const rest = produced.waveform && audiowaveform
-    ? { ...produced, waveform: { ...produced.waveform, url: await storeWaveformData(env.THUMBNAILS, work.key, revision, audiowaveform) } }
+    ? { ...produced, waveform: { ...produced.waveform, url: await storeWaveformData(env, work.key, revision, audiowaveform) } }
     : produced;
   if (!thumbnail) return { stages: work.stages, result: { ...rest, ...stored } };
-  const key = thumbnailObjectKey(work.key, revision, thumbnail.width, thumbnail.height);
-  await env.THUMBNAILS.put(key, base64ToBytes(thumbnail.base64), { httpMetadata: { contentType: thumbnail.contentType } });
-  return { stages: work.stages, result: { ...rest, ...stored, thumbnail: { url: thumbnailPath(key), dimensions: `${thumbnail.width}x${thumbnail.height}` } } };
+  const { base64, ...image } = thumbnail;
+  const stub = await storeThumbnail(env, work.key, revision, { ...image, bytes: base64ToBytes(base64) });
+  return { stages: work.stages, result: { ...rest, ...stored, thumbnail: stub } };
 }

@@ -4,7 +4,7 @@
  * new; the same key with a different request is 422. A request arriving while the first with its key is still
  * running is 409 IDEMPOTENCY_KEY_IN_USE with Retry-After (Stripe's answer to concurrent use, and the IETF
  * Idempotency-Key draft's): it starts no second inspection and registers no second webhook, and its retry gets
- * the first answer. Keys are per client; each lives in its own Durable Object.
+ * the first answer. Keys are per client; each lives in its own IdempotencyObject (worker/idempotency), reached through service/.
  *
  * Only answers the service finished are kept (Stripe's rule): a 429, a 408 or any 5xx says "try again later",
  * so it releases the key and the retry is a new request. A key belongs to one caller: its slot is a digest of
@@ -16,7 +16,7 @@ import type { MiddlewareHandler } from "hono";
 import { errors } from "../errors/api-error.ts";
 import type { AppEnv } from "./app-env.ts";
 import { clientAddressOf } from "./client-identity.ts";
-import { resourceByName } from "../object/resource-rpc.ts";
+import { claimKey, completeKey, idempotencySlot } from "../service/idempotency-keys.ts";
 import { sha256Hex } from "../encoding/sha256.ts";
 
 /** How long a key is remembered. */
@@ -49,14 +49,6 @@ export function replayable(status: number): boolean {
   return status < 500 && status !== 429 && status !== 408;
 }
 
-/**
- * The Durable Object name of one caller's key: a SHA-256 of the JSON array [address, key]. JSON quotes and
- * escapes each string, so the encoding is unambiguous (no separator a value could contain).
- */
-export async function idempotencySlot(address: string, key: string): Promise<string> {
-  return `idempotency:${await sha256Hex(JSON.stringify([address, key]))}`;
-}
-
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.header("idempotency-key");
   if (key === undefined) return next();
@@ -66,8 +58,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   // The request as sent: path, query and body (the body limit has already bounded it).
   const url = new URL(c.req.url);
   const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}?${url.searchParams}\n${await c.req.raw.clone().text()}`);
-  const stub = resourceByName(c.env, await idempotencySlot(address, key));
-  const claim = await stub.claimIdempotency(fingerprint, idempotencyLeaseSeconds * 1000);
+  const slot = await idempotencySlot(address, key);
+  const claim = await claimKey(c.env, slot, fingerprint, idempotencyLeaseSeconds * 1000);
   if (claim.state === "conflict") throw errors.idempotencyKeyReused();
   if (claim.state === "pending") throw errors.idempotencyKeyInUse(keyInUseRetryAfterSeconds);
   if (claim.state === "replay") {
@@ -84,5 +76,5 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
     const value = c.res.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  await stub.completeIdempotency(fingerprint, keep ? { status, headers, body } : undefined, idempotencyTtlSeconds * 1000);
+  await completeKey(c.env, slot, fingerprint, keep ? { status, headers, body } : undefined, idempotencyTtlSeconds * 1000);
 };

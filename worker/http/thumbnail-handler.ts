@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { objectKeyForFile } from "../enrich/thumbnail-store.ts";
+import { readPreview } from "../previews/preview-store.ts";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse } from "./error-handling.ts";
 
@@ -14,11 +14,10 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
 }
 
 /**
- * A file stored in the THUMBNAILS bucket under `key` (undefined: the name did not parse), with its ETag and a year of
- * caching; 304 when the caller already has it. Serves thumbnails and storyboard tracks alike.
+ * A stored preview (read through worker/previews; null: none, or the name did not parse), with its ETag and a year
+ * of caching; 304 when the caller already has it. Serves thumbnails and storyboard tracks alike.
  */
-export async function serveStoredFile(c: Context<AppEnv>, key: string | undefined, contentType: string, missing: string): Promise<Response> {
-  const object = key ? await c.env.THUMBNAILS.get(key) : null;
+export async function serveStoredFile(c: Context<AppEnv>, object: R2ObjectBody | null, contentType: string, missing: string): Promise<Response> {
   if (!object) return errorResponse(c, 404, "NOT_FOUND", missing);
   const headers = { etag: object.httpEtag, "cache-control": cacheControl };
   if (etagMatches(c.req.header("if-none-match"), object.httpEtag)) {
@@ -29,6 +28,6 @@ export async function serveStoredFile(c: Context<AppEnv>, key: string | undefine
 }
 
 /** GET /api/v1/thumbnails/{file}: the WebP from R2. */
-export function serveThumbnail(c: Context<AppEnv>, file: string): Promise<Response> {
-  return serveStoredFile(c, objectKeyForFile(file), "image/webp", "No such thumbnail.");
+export async function serveThumbnail(c: Context<AppEnv>, file: string): Promise<Response> {
+  return serveStoredFile(c, await readPreview(c.env, "thumbnail", file), "image/webp", "No such thumbnail.");
 }

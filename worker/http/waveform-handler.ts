@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { AudioWaveform } from "../../shared/shapes/media-data.ts";
-import { waveformKeyForFile } from "../enrich/thumbnail-store.ts";
+import { readPreview } from "../previews/preview-store.ts";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse } from "./error-handling.ts";
 import { etagMatches } from "./thumbnail-handler.ts";
@@ -13,8 +13,7 @@ const cacheControl = "public, max-age=31536000, immutable";
  * `bits=16` is asked for, since peaks.js refuses 16-bit data (wavesurfer.js reads either). Each form has its own ETag.
  */
 export async function serveWaveformData(c: Context<AppEnv>, file: string, bits: 8 | 16): Promise<Response> {
-  const key = waveformKeyForFile(file);
-  const object = key ? await c.env.THUMBNAILS.get(key) : null;
+  const object = await readPreview(c.env, "waveform", file);
   if (!object) return errorResponse(c, 404, "NOT_FOUND", "No such waveform.");
   const etag = bits === 16 ? object.httpEtag : `${object.httpEtag.slice(0, -1)}-8bit"`;
   const headers = { etag, "cache-control": cacheControl };

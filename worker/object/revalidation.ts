@@ -12,7 +12,7 @@
 import type { Profile } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { Config } from "../config/config.ts";
-import { previewRevision } from "../enrich/thumbnail-store.ts";
+import { previewRevision } from "../previews/preview-store.ts";
 import { checkOrigin } from "../stages/freshness.ts";
 import type { InspectCall, Revalidation as RevalidationNote } from "./resource-rpc.ts";
 

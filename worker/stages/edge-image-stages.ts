@@ -6,8 +6,8 @@ import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import { applyEngineResult } from "../record/stage-state.ts";
-import { edgeFormats, processImageAtEdge } from "../enrich/image/index.ts";
-import { previewRevision, thumbnailPath, thumbnailObjectKey } from "../enrich/thumbnail-store.ts";
+import { edgeFormats, processImageAtEdge } from "../image/index.ts";
+import { previewRevision, storeThumbnail, type PreviewEnv } from "../previews/preview-store.ts";
 
 /**
  * Whether the Worker itself can produce this image's previews (format, header facts and size within the
@@ -38,7 +38,7 @@ export async function runEdgeImageStages(
   record: ResourceRecord,
   stages: readonly StageName[],
   config: Config,
-  bucket: R2Bucket,
+  previews: PreviewEnv,
   head?: Uint8Array,
 ): Promise<EdgeImageRun> {
   const started = performance.now();
@@ -60,13 +60,12 @@ export async function runEdgeImageStages(
     return "needs-runner";
   }
   const { result } = outcome;
-  const key = thumbnailObjectKey(record.key, previewRevision(record), result.thumbnail.width, result.thumbnail.height);
-  await bucket.put(key, result.thumbnail.bytes, { httpMetadata: { contentType: result.thumbnail.contentType } });
+  const thumbnail = await storeThumbnail(previews, record.key, previewRevision(record), result.thumbnail);
   applyEngineResult(record, {
     stages,
     output: {
       metadata: { image: { colorSpace: result.colorSpace, hasAlpha: result.hasAlpha, width: result.width, height: result.height } },
-      thumbnail: { url: thumbnailPath(key), dimensions: `${result.thumbnail.width}x${result.thumbnail.height}` },
+      thumbnail,
       placeholder: { type: "blurhash", value: result.placeholder },
       dominantColor: result.dominantColor,
       palette: result.palette.colors,

@@ -11,7 +11,7 @@ import { probeUrl } from "../probe/probe.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { categoryOf } from "../probe/sniff-mime.ts";
 import { decideCategory, hasTrackList } from "../probe/evidence.ts";
-import { imageMetadataOf, readImageHeaderFrom } from "../enrich/image/index.ts";
+import { imageMetadataOf, readImageHeaderFrom } from "../image/index.ts";
 import { readEdgeMediaFacts, type EdgeMediaFacts } from "../probe/edge-media-facts.ts";
 import { discoverProvider, readPageHead } from "./page-discovery.ts";
 import { ApiError } from "../errors/api-error.ts";

@@ -2,7 +2,7 @@ import type { Config } from "../config/config.ts";
 import { errors } from "../errors/api-error.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { finishStage } from "../record/stage-state.ts";
-import { fetchOembed, oembedEndpoint, oembedRequestUrl } from "../enrich/oembed-client.ts";
+import { fetchOembed, oembedEndpoint, oembedRequestUrl } from "../oembed/oembed-client.ts";
 
 /**
  * The `oembed` stage for a provider resource: title, native thumbnail and embed facts from the provider's

@@ -2,7 +2,7 @@ import type { Config } from "../config/config.ts";
 import type { ProviderRecord } from "../../shared/schemas/record.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { headComplete, maxHtmlHeadBytes, readHtmlHead, type HtmlHeadFacts } from "../probe/html-head.ts";
-import { fetchOembed, type OembedData } from "../enrich/oembed-client.ts";
+import { fetchOembed, type OembedData } from "../oembed/oembed-client.ts";
 import { budgetOf, safeFetch, type FetchPolicy, type OriginBudget } from "../fetch/index.ts";
 import { decodeEntities, scanHtml } from "../probe/html-scan.ts";
 

@@ -1,5 +1,5 @@
 import type { ImageContent } from "@modelcontextprotocol/sdk/types.js";
-import { objectKeyForFile, thumbnailPath } from "../../enrich/thumbnail-store.ts";
+import { readPreview, thumbnailPath } from "../../previews/preview-store.ts";
 import { bytesToBase64 } from "../../encoding/base64.ts";
 
 /** Largest stored preview sent as image content (base64 in the JSON answer grows it by a third). */
@@ -15,8 +15,7 @@ const servedPrefix = thumbnailPath("thumbnails/");
  */
 export async function storedPreviewImage(env: Env, url: string | undefined): Promise<ImageContent | undefined> {
   if (!url?.startsWith(servedPrefix)) return undefined;
-  const key = objectKeyForFile(url.slice(servedPrefix.length));
-  const object = key ? await env.THUMBNAILS.get(key) : null;
+  const object = await readPreview(env, "thumbnail", url.slice(servedPrefix.length));
   if (!object) return undefined;
   if (object.size > maxImageContentBytes) {
     await object.body.cancel();

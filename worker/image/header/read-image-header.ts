@@ -9,9 +9,9 @@ import { animationFacts, type AnimationFacts } from "./animation-facts.ts";
 import { jpeg2000ColorFacts } from "./jpeg2000-netpbm-facts.ts";
 import { ddsColorFacts, icnsColorFacts, pnmColorFacts, psdColorFacts, tgaColorFacts } from "./texture-facts.ts";
 import { pictureAfterJunk, tolerantJpegHeader } from "./damaged-headers.ts";
-import { jpegGainMap, type GainMapFacts } from "../../../../shared/media/gain-map.ts";
-import { formatDuration } from "../../../../shared/format/index.ts";
-import type { ImageMetadata } from "../../../../shared/shapes/media-data.ts";
+import { jpegGainMap, type GainMapFacts } from "../../../shared/media/gain-map.ts";
+import { formatDuration } from "../../../shared/format/index.ts";
+import type { ImageMetadata } from "../../../shared/shapes/media-data.ts";
 import type { z } from "zod";
 
 /** Facts readable from an image's header bytes alone. */

@@ -1,4 +1,4 @@
-import { ascii, u32be, u32le } from "../../../bytes/read-bytes.ts";
+import { ascii, u32be, u32le } from "../../bytes/read-bytes.ts";
 
 /** Frame count, one play's length and loop count of an image; frames = 1 for still images. */
 export interface AnimationFacts {

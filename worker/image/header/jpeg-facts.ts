@@ -1,6 +1,6 @@
-import { maxIccProfileBytes } from "../../../config/limits.ts";
-import { ascii, u16be } from "../../../bytes/read-bytes.ts";
-import { concatBytes } from "../../../../shared/bytes/concat-bytes.ts";
+import { maxIccProfileBytes } from "../../config/limits.ts";
+import { ascii, u16be } from "../../bytes/read-bytes.ts";
+import { concatBytes } from "../../../shared/bytes/concat-bytes.ts";
 import { type ColorFacts, withIcc } from "./color-facts.ts";
 
 /** Start-of-frame markers (ITU T.81 B.1.1.3): C0-CF except DHT (C4), JPG (C8) and DAC (CC). */

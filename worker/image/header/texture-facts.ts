@@ -1,5 +1,5 @@
-import { maxIccProfileBytes } from "../../../config/limits.ts";
-import { ascii, u16be, u32be, u32le } from "../../../bytes/read-bytes.ts";
+import { maxIccProfileBytes } from "../../config/limits.ts";
+import { ascii, u16be, u32be, u32le } from "../../bytes/read-bytes.ts";
 import { type ColorFacts, withIcc } from "./color-facts.ts";
 import { netpbmColorFacts } from "./jpeg2000-netpbm-facts.ts";
 

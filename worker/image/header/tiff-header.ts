@@ -1,4 +1,4 @@
-import type { RangeByteSource } from "../../../bytes/byte-source.ts";
+import type { RangeByteSource } from "../../bytes/byte-source.ts";
 
 /**
  * A TIFF's or BigTIFF's first IFD wherever it is (writers such as ffmpeg put it after the image data, past any

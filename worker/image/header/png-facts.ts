@@ -1,8 +1,8 @@
 /// <reference types="node" />
 // node:zlib comes from the nodejs_compat flag (wrangler.toml); it gives a synchronous, size-capped inflate.
 import { inflateSync } from "node:zlib";
-import { maxIccProfileBytes } from "../../../config/limits.ts";
-import { ascii, u32be } from "../../../bytes/read-bytes.ts";
+import { maxIccProfileBytes } from "../../config/limits.ts";
+import { ascii, u32be } from "../../bytes/read-bytes.ts";
 import { type ColorFacts, withIcc } from "./color-facts.ts";
 
 /**

@@ -2,7 +2,7 @@ import { PhotonImage } from "@cf-wasm/photon/workerd";
 import { stripImageMetadata } from "./bomb-guard.ts";
 import { edgeFormatForMime, edgeFormats } from "./edge-formats.ts";
 import { type ImageHeaderInfo, readImageHeader } from "./header/read-image-header.ts";
-import type { Palette } from "../../../shared/media/palette.ts";
+import type { Palette } from "../../shared/media/palette.ts";
 import { paletteOf } from "./steps/palette.ts";
 import { blurhashPlaceholder } from "./steps/placeholder.ts";
 import { downscaleUpright, encodeWebp } from "./steps/thumbnail.ts";

@@ -13,4 +13,4 @@ export {
 export { type ImageHeaderInfo, imageMetadataOf, readImageHeader } from "./header/read-image-header.ts";
 export { readImageHeaderFrom } from "./header/header-bytes.ts";
 export { edgeFormats } from "./edge-formats.ts";
-export { defaultMaxDecodePixels, defaultThumbnailMaxPx } from "../../config/limits.ts";
+export { defaultMaxDecodePixels, defaultThumbnailMaxPx } from "../config/limits.ts";

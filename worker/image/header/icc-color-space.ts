@@ -1,4 +1,4 @@
-import { ascii, u32be } from "../../../bytes/read-bytes.ts";
+import { ascii, u32be } from "../../bytes/read-bytes.ts";
 
 export interface IccFacts {
   /** Our colour-space name: a known RGB space ("srgb", "display-p3", ...) or the profile's data space. */

@@ -1,6 +1,6 @@
 import { encode } from "blurhash";
 import type { PhotonImage } from "@cf-wasm/photon/workerd";
-import { placeholderComponentsLong, placeholderComponentsShort, placeholderSampleMaxPx } from "../../../config/limits.ts";
+import { placeholderComponentsLong, placeholderComponentsShort, placeholderSampleMaxPx } from "../../config/limits.ts";
 import { sampleRgba } from "./sample.ts";
 
 /** Blurhash of a small downscale; more components along the longer side. */

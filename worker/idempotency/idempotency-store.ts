@@ -61,7 +61,7 @@ export class IdempotencyStore {
     this.sql.exec(`UPDATE idempotency SET answer = ?, expires_at = ? WHERE id = 1 AND fingerprint = ?`, JSON.stringify(answer), now + ttlMs, fingerprint);
   }
 
-  /** Whether this object ever held a key: resource objects never do, and their alarms must not create the table. */
+  /** Whether this object ever held a key: an alarm must not create the table. */
   private exists(): boolean {
     return this.ready || this.raw.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'`).one().n > 0;
   }

@@ -3,12 +3,12 @@
  * PNG iCCP/zTXt/iTXt chunks without a size limit: a 1 MB chunk inflating to 1 GB grew workerd to 946 MB,
  * and about 100 KB kills a 128 MB isolate. Only the pixel bound is checked before decoding, so everything
  * photon does not need for pixels is dropped here. Colour space and orientation were already read, with
- * bounded inflation, by the header reader (worker/enrich/image/header).
+ * bounded inflation, by the header reader (worker/image/header).
  *
  * The rewrite walks the container structure once; anything malformed is returned as "unreadable" so the
  * caller refuses it rather than handing photon bytes we could not check.
  */
-import { concatBytes } from "../../../shared/bytes/concat-bytes.ts";
+import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
 
 export type GuardOutcome = { ok: true; bytes: Uint8Array; removed: string[] } | { ok: false; detail: string };
 

@@ -1,10 +1,10 @@
-import type { RangeByteSource } from "../../../bytes/byte-source.ts";
-import { maxIccProfileBytes } from "../../../config/limits.ts";
-import { ascii, u16be, u32be, u32le } from "../../../bytes/read-bytes.ts";
-import { concatBytes } from "../../../../shared/bytes/concat-bytes.ts";
+import type { RangeByteSource } from "../../bytes/byte-source.ts";
+import { maxIccProfileBytes } from "../../config/limits.ts";
+import { ascii, u16be, u32be, u32le } from "../../bytes/read-bytes.ts";
+import { concatBytes } from "../../../shared/bytes/concat-bytes.ts";
 import { readImageHeader, type ImageHeaderInfo } from "./read-image-header.ts";
 import { isTiff, tiffHeaderBytes } from "./tiff-header.ts";
-import { jpegGainMap } from "../../../../shared/media/gain-map.ts";
+import { jpegGainMap } from "../../../shared/media/gain-map.ts";
 
 /**
  * An image's header facts when the probe's head may end before the header does (a JPEG whose SOF follows a

@@ -1,6 +1,6 @@
 import type { PhotonImage } from "@cf-wasm/photon/workerd";
-import { type Palette, quantizePalette } from "../../../../shared/media/palette.ts";
-import { paletteSampleMaxPx } from "../../../config/limits.ts";
+import { type Palette, quantizePalette } from "../../../shared/media/palette.ts";
+import { paletteSampleMaxPx } from "../../config/limits.ts";
 import { sampleRgba } from "./sample.ts";
 
 /** Palette of a downscale of `img` (median cut + k-means, see shared/media/palette.ts; same code as the runner). */

@@ -1,4 +1,4 @@
-import { ascii } from "../../../bytes/read-bytes.ts";
+import { ascii } from "../../bytes/read-bytes.ts";
 import type { ColorFacts } from "./color-facts.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { ascii, u32le } from "../../../bytes/read-bytes.ts";
+import { ascii, u32le } from "../../bytes/read-bytes.ts";
 import { type ColorFacts, withIcc } from "./color-facts.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { isJpegAt, pictureAfterJunk } from "../../../../shared/media/picture-after-junk.ts";
+import { isJpegAt, pictureAfterJunk } from "../../../shared/media/picture-after-junk.ts";
 
 export { pictureAfterJunk };
 

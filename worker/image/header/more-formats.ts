@@ -1,4 +1,4 @@
-import { ascii, u16be, u32be, u32le } from "../../../bytes/read-bytes.ts";
+import { ascii, u16be, u32be, u32le } from "../../bytes/read-bytes.ts";
 import { type ColorFacts, withIcc } from "./color-facts.ts";
 import { pngColorFacts } from "./png-facts.ts";
 
