@@ -108,8 +108,14 @@ export function outsideCitationsIn(comments: { line: number; text: string }[]): 
   return found;
 }
 
-const byFile = (files: string[], check: (file: string) => string[]) =>
-  Object.fromEntries(files.map((f) => [relative(root, f), check(f)]).filter(([, hits]) => hits.length > 0));
+function byFile(files: string[], check: (file: string) => string[]): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  for (const file of files) {
+    const hits = check(file);
+    if (hits.length > 0) found[relative(root, file)] = hits;
+  }
+  return found;
+}
 
 describe("product source rules", () => {
   it("has no type-assertion escapes in product code", () => {
