@@ -34,7 +34,7 @@ function parse(file: string): ts.SourceFile {
   let source = parsed.get(file);
   if (!source) {
     const kind = /ts$/.test(file) ? ts.ScriptKind.TS : ts.ScriptKind.JS;
-    source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true, kind);
+    source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, kind);
     parsed.set(file, source);
   }
   return source;
