@@ -1,6 +1,7 @@
 // Inspect a URL with the typed client; on a 202, poll the job it names until it is done.
 // Run: npx tsx client/example.ts [API base, default http://127.0.0.1:8787] [URL to inspect]
-import { createClient, type ErrorBody } from "./index.ts";
+import { createClient } from "./index.ts";
+import { ErrorBody } from "../shared/schemas/error.ts";
 
 const base = process.argv[2] ?? "http://127.0.0.1:8787";
 const target = process.argv[3] ?? "http://127.0.0.1:8790/video.mp4";
@@ -8,9 +9,10 @@ const api = createClient(base);
 
 const res = await api.api.v1.inspect.$post({ query: { profile: "standard" }, json: { url: target } });
 if (!res.ok) {
-  // Error statuses share one envelope (ErrorBody); hono/client types only the success bodies.
-  const { error } = (await (res as unknown as Response).json()) as ErrorBody;
-  console.error(`${(res as unknown as Response).status} ${error.code}: ${error.message}`);
+  // Error statuses share one envelope (ErrorBody); hono/client types only the success bodies, so the body is
+  // checked against the envelope's schema rather than asserted.
+  const { error } = ErrorBody.parse(await res.json());
+  console.error(`${res.status} ${error.code}: ${error.message}`);
   process.exit(1);
 }
 const first = await res.json();

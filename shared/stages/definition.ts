@@ -1,5 +1,5 @@
 /**
- * What a stage is, declared once (DESIGN: "a stage is one declaration"). A declaration is pure data plus
+ * What a stage is, declared once, so adding a stage means adding one declaration. A declaration is pure data plus
  * one pure function: which categories register it, which engines may run it, the media-runner stage it maps
  * to, how an engine's output becomes record results, and which response fields it fills.
  */

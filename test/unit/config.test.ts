@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigSchema, getConfig } from "../../worker/config/config.ts";
+import { ConfigSchema, configSlices, getConfig } from "../../worker/config/config.ts";
 
 const secretOf = (bytes: number) => "whsec_" + Buffer.alloc(bytes, 7).toString("base64");
 
@@ -47,5 +47,33 @@ describe("worker configuration", () => {
 
   it("lists every setting npm start passes on (the schema's keys)", () => {
     expect(Object.keys(ConfigSchema.shape)).toEqual(expect.arrayContaining(["WEBHOOK_SECRET", "RUNNER_TOKEN", "CORS_ORIGINS", "PUBLIC_BASE_URL", "RUNNER_TIMEOUT_MS"]));
+  });
+
+  it("is composed of one slice per layer: every setting in exactly one slice, each slice valid on its own", () => {
+    const owners = new Map<string, string[]>();
+    for (const [layer, slice] of Object.entries(configSlices)) {
+      for (const key of Object.keys(slice.shape)) owners.set(key, [...(owners.get(key) ?? []), layer]);
+      // A slice applies its own defaults, the same the composed config applies.
+      const alone = slice.parse({});
+      expect(getConfig({})).toMatchObject(alone);
+    }
+    expect([...owners].filter(([, layers]) => layers.length > 1)).toEqual([]);
+    expect([...owners.keys()].sort()).toEqual(Object.keys(ConfigSchema.shape).sort());
+    expect(configSlices.fetch.safeParse({ FETCH_TIMEOUT_MS: "soon" }).success).toBe(false);
+    expect(configSlices.webhook.safeParse({ WEBHOOK_SECRET: "whsec_" }).success).toBe(false);
+  });
+
+  it("keeps the environment variable names the deployment uses", () => {
+    expect(Object.keys(ConfigSchema.shape).sort()).toEqual([
+      "ENVIRONMENT", "OUTBOUND_TRANSPORT", "SSRF_ALLOWLIST", "DOH_RESOLVER_URL", "FETCH_TIMEOUT_MS", "MAX_SOURCE_BYTES",
+      "MAX_REDIRECTS", "PROBE_HEAD_BYTES", "PROBE_FRONT_HEAD_BYTES", "PROBE_STREAM_HEAD_BYTES", "PROBE_READ_MIN_BYTES",
+      "MAX_TAIL_BYTES", "RECORD_TTL_SECONDS", "ERROR_TTL_SECONDS", "THUMBNAIL_MAX_PX", "MAX_EDGE_IMAGE_BYTES",
+      "MAX_DECODE_PIXELS", "RUNNER_URL", "RUNNER_URLS", "RUNNER_INSTANCES", "RUNNER_RETRY_AFTER_MS", "RUNNER_TOKEN",
+      "RUNNER_TIMEOUT_MS", "RUNNER_MAX_ATTEMPTS", "RUNNER_RETRY_BASE_SECONDS", "STAGE_REQUEUE_AFTER_MS", "RUNNER_DISPATCH",
+      "DISPATCH_WATCHDOG_MS", "QUEUE_PICKUP_GRACE_MS", "CONSUMER_CONCURRENCY", "FULL_WAIT_TIMEOUT_MS", "WEBHOOK_SECRET",
+      "WEBHOOK_MAX_ATTEMPTS", "WEBHOOK_RETRY_BASE_MS", "INSPECT_RATE_LIMIT", "INSPECT_RATE_PERIOD_SECONDS",
+      "CLIENT_IP_SOURCE", "TRUSTED_PROXIES", "WEBHOOK_HOST_RATE_LIMIT", "WEBHOOK_HOST_RATE_PERIOD_SECONDS",
+      "JOB_TTL_SECONDS", "CORS_ORIGINS", "MCP_ALLOWED_ORIGINS", "PUBLIC_BASE_URL", "OEMBED_BASE_URL", "C2PA_TRUST_ANCHORS",
+    ].sort());
   });
 });

@@ -8,7 +8,7 @@
  * Other transient errors (runner unreachable, busy, restarting) are retried with exponential backoff until the
  * attempt budget is spent.
  */
-import type { Config } from "../config/config.ts";
+import type { DispatchConfig } from "../config/dispatch-config.ts";
 import { RunnerError } from "../runner/runner-error.ts";
 
 /** Runner and origin failures that depend only on the bytes (or on the origin's answer): retrying repeats them. */
@@ -27,7 +27,7 @@ export function asRunnerError(err: unknown): RunnerError {
 }
 
 /** attempts: calls made so far for these stages, this one included. */
-export function decideRetry(err: unknown, attempts: number, config: Config): RetryDecision {
+export function decideRetry(err: unknown, attempts: number, config: DispatchConfig): RetryDecision {
   const error = asRunnerError(err);
   const reason = `${error.code}: ${error.message}`;
   if (error.permanent || deterministicRunnerCodes.has(error.code) || attempts >= config.RUNNER_MAX_ATTEMPTS) return { kind: "fail", reason };

@@ -193,7 +193,7 @@ const attr = (node: XmlNode, name: string) => node.getAttribute?.(name) || undef
  * ServiceDescription's Latency@target.
  */
 export function dashTrackFacts(mpdElement: MpdElement, lowLatency: boolean): StreamTrackFacts {
-  const mpd = mpdElement as unknown as XmlNode;
+  const mpd: XmlNode = mpdElement;
   const list = new TrackList();
   const systems = new Set<string>();
   let scheme: string | undefined;

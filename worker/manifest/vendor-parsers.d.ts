@@ -55,10 +55,16 @@ declare module "mpd-parser" {
     attributes?: Record<string, unknown>;
     segments?: { resolvedUri?: string; uri?: string; duration?: number; map?: { resolvedUri?: string } }[];
   }
-  /** The parts of xmldom's Element we read. */
-  export interface MpdElement {
+  /** The parts of xmldom's Node we read (an element's children include text and comment nodes). */
+  export interface MpdNode {
+    nodeType: number;
     nodeName: string;
     localName?: string | null;
+    getAttribute?(name: string): string | null;
+    childNodes?: { length: number; [i: number]: MpdNode };
+  }
+  /** The parts of xmldom's Element we read. */
+  export interface MpdElement extends MpdNode {
     getAttribute(name: string): string | null;
     getElementsByTagName(name: string): { length: number };
   }

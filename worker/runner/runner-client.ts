@@ -1,4 +1,4 @@
-import type { Config } from "../config/config.ts";
+import type { RunnerConfig } from "../config/runner-config.ts";
 import { sendToRunners } from "./runner-pool.ts";
 import {
   RunnerErrorBody, RunnerResponse, runnerProcessPath, type RunnerRequestInput, type RunnerResponse as RunnerResult,
@@ -18,7 +18,7 @@ const permanentCodes = new Set([
  * operator infrastructure, not user input, so this is the one call besides DNS that does not go through the
  * SSRF-checked fetcher; the runner checks the media URL itself.
  */
-export async function callRunner(env: Env, config: Config, request: RunnerRequestInput, routingKey: string, requestId?: string): Promise<RunnerResult> {
+export async function callRunner(env: Env, config: RunnerConfig, request: RunnerRequestInput, routingKey: string, requestId?: string): Promise<RunnerResult> {
   const init = {
     method: "POST",
     headers: {

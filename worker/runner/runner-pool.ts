@@ -7,7 +7,7 @@
  * RUNNER_RETRY_AFTER_MS, then health-checked before it gets jobs again.
  */
 import { getContainer } from "@cloudflare/containers";
-import { runnerUrlList, type Config } from "../config/config.ts";
+import { runnerUrlList, type RunnerConfig } from "../config/runner-config.ts";
 import { runnerHealthPath } from "../../shared/shapes/runner.ts";
 import { rendezvousWeight } from "./rendezvous.ts";
 
@@ -26,7 +26,7 @@ const healthCheckTimeoutMs = 2_000;
 /** Isolate-local: until when a target is skipped. */
 const unhealthyUntil = new Map<string, number>();
 
-export function runnerTargets(env: Env, config: Config): RunnerTarget[] {
+export function runnerTargets(env: Env, config: RunnerConfig): RunnerTarget[] {
   const urls = [...new Set([...(config.RUNNER_URL ? [config.RUNNER_URL] : []), ...runnerUrlList(config.RUNNER_URLS)])];
   if (urls.length > 0) {
     return urls.map((base) => ({ id: base, send: (path, init) => fetch(new URL(path, base), init) }));
@@ -44,12 +44,12 @@ export function rankTargets<T extends { id: string }>(targets: readonly T[], key
   return weighted.map((w) => w.target);
 }
 
-export function markUnhealthy(id: string, config: Config, now = Date.now()): void {
+export function markUnhealthy(id: string, config: RunnerConfig, now = Date.now()): void {
   unhealthyUntil.set(id, now + config.RUNNER_RETRY_AFTER_MS);
 }
 
 /** A target skipped earlier whose pause is over answers its health check before it gets a job. */
-async function readyForWork(target: RunnerTarget, config: Config): Promise<boolean> {
+async function readyForWork(target: RunnerTarget, config: RunnerConfig): Promise<boolean> {
   const until = unhealthyUntil.get(target.id);
   if (until === undefined) return true;
   if (until > Date.now()) return false;
@@ -71,7 +71,7 @@ async function readyForWork(target: RunnerTarget, config: Config): Promise<boole
  * Sends one runner API request for the job of `key`, failing over as described above. Throws the last
  * transport error when no runner answered; returns the last 503 when every runner tried was busy.
  */
-export async function sendToRunners(env: Env, config: Config, key: string, path: string, init: RequestInit & { signal: AbortSignal }): Promise<Response> {
+export async function sendToRunners(env: Env, config: RunnerConfig, key: string, path: string, init: RequestInit & { signal: AbortSignal }): Promise<Response> {
   const ranked = rankTargets(runnerTargets(env, config), key);
   let lastError: unknown = new Error("no media runner is configured");
   let lastBusy: Response | undefined;

@@ -59,7 +59,11 @@ function fresh<T extends { expiresAt: number }>(map: Map<string, T>, key: string
 }
 
 function defaultCache(): Cache | undefined {
-  return typeof caches === "undefined" ? undefined : (caches as unknown as { default?: Cache }).default;
+  if (typeof caches === "undefined") return undefined;
+  // The Workers runtime's CacheStorage adds `default` (this data centre's cache) to the web's, whose type the
+  // WebWorker lib also declares without it; the annotation states what the runtime holds without asserting.
+  const storage: Pick<CacheStorage, "open"> & { readonly default?: Cache } = caches;
+  return storage.default;
 }
 
 /** A complete, unexpired record or a remembered, unexpired origin error for the resource key. */

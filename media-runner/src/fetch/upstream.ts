@@ -111,7 +111,7 @@ export async function openUpstream(
         bodyTimeout: ctx.fetchTimeoutMs,
         // Never let undici pause its parser for backpressure: a paused HTTP/1 parser that then sees the origin's
         // FIN (HTTP/1.0, `Connection: close`) throws an uncatchable AssertionError that kills the runner
-        // (nodejs/undici#5360, fixed only in undici 8, which needs Node 22). A body never buffers more than one
+        // (an undici bug fixed only in undici 8, which needs Node 22). A body never buffers more than one
         // source may hold (the source's byte meter stops it there), so this bound is the cap we already keep.
         highWaterMark: MAX_SOURCE_BYTES,
       }));
