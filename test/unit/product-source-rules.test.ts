@@ -123,7 +123,7 @@ describe("product source rules", () => {
       .flatMap((dir) => filesUnder(dir, (name) => scriptFile.test(name)));
     expect(files.length).toBeGreaterThan(100);
     expect(byFile(files, (f) => assertionEscapes(parse(f)))).toEqual({});
-  }, 60_000);
+  }, 120_000);
 
   it("cites in comments only what the repository holds", () => {
     const dirs = ["worker", "shared", "media-runner/src", "client", "public", "bench", "scripts"];
@@ -131,7 +131,7 @@ describe("product source rules", () => {
     const markup = dirs.flatMap((dir) => filesUnder(dir, (name) => /\.(css|html)$/.test(name)));
     expect(byFile(scripts, (f) => outsideCitationsIn(commentsOf(parse(f))))).toEqual({});
     expect(byFile(markup, (f) => outsideCitationsIn(markupComments(f)))).toEqual({});
-  }, 60_000);
+  }, 120_000);
 
   it("catches each kind of escape and citation (the checks can fail)", () => {
     const sample = ts.createSourceFile("sample.ts", [
