@@ -1,6 +1,6 @@
 /**
  * One runner call for a resource's stages, whoever makes it (the Durable Object directly, or the queue
- * consumer on a retry): the runner's answer with its thumbnail stored in R2, ready for the object to apply.
+ * consumer on a retry): the runner's answer with its generated files stored (worker/previews), ready for the object to apply.
  */
 import type { Config } from "../config/config.ts";
 import type { EnrichMessage } from "../../shared/schemas/queue.ts";
@@ -8,12 +8,11 @@ import { runnerStagesOf } from "../../shared/stages/index.ts";
 import { callRunner, RunnerError } from "../runner/runner-client.ts";
 import { engineBudgetSpentMessage, inspectionEngineSecondsBudget } from "../../shared/limits.ts";
 import type { RunnerBudget } from "../../shared/shapes/runner.ts";
-import { previewRevision, revisionLength, storeStoryboard, storeThumbnail, storeWaveformData } from "../previews/preview-store.ts";
+import { previewRevision, revisionLength, storeRunnerPreviews } from "../previews/preview-store.ts";
 import { budgetAfter } from "../fetch/index.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
-import { base64ToBytes } from "../encoding/base64.ts";
 import type { RunnerHead } from "../../shared/shapes/runner.ts";
 
 export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "client" | "budget" | "revision">;
@@ -57,15 +56,7 @@ export async function performRunnerWork(env: Env, config: Config, work: RunnerWo
     ...(work.budget ? { budget: work.budget } : {}),
     ...(work.client ? { client: work.client } : {}),
   }, work.key, work.requestId);
-  const { thumbnail, storyboard, audiowaveform, ...produced } = result;
   // A message queued before previews had revisions carries none: its files get the revision of no file.
   const revision = work.revision ?? "0".repeat(revisionLength);
-  const stored = storyboard ? { storedStoryboard: await storeStoryboard(env, work.key, revision, storyboard) } : {};
-  const rest = produced.waveform && audiowaveform
-    ? { ...produced, waveform: { ...produced.waveform, url: await storeWaveformData(env, work.key, revision, audiowaveform) } }
-    : produced;
-  if (!thumbnail) return { stages: work.stages, result: { ...rest, ...stored } };
-  const { base64, ...image } = thumbnail;
-  const stub = await storeThumbnail(env, work.key, revision, { ...image, bytes: base64ToBytes(base64) });
-  return { stages: work.stages, result: { ...rest, ...stored, thumbnail: stub } };
+  return { stages: work.stages, result: await storeRunnerPreviews(env, work.key, revision, result) };
 }

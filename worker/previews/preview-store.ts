@@ -6,7 +6,7 @@
  */
 import { storyboardVtt } from "../../shared/media/storyboard-plan.ts";
 import type { AudioWaveform, Storyboard } from "../../shared/shapes/media-data.ts";
-import type { RunnerStoryboard } from "../../shared/shapes/runner.ts";
+import type { RunnerResponse, RunnerStoryboard } from "../../shared/shapes/runner.ts";
 import { base64ToBytes } from "../encoding/base64.ts";
 import {
   isOfRevision, objectKeyForFile, previewPrefixes, storyboardSpriteKey, storyboardVttKey, storyboardVttPath, thumbnailObjectKey,
@@ -39,7 +39,7 @@ export async function storeThumbnail(env: PreviewEnv, resourceKey: string, revis
  * and its WebVTT thumbnails track (GET /api/v1/storyboards/{file}), written here from the grid so the track
  * always matches the sprite it points into.
  */
-export async function storeStoryboard(env: PreviewEnv, resourceKey: string, revision: string, board: RunnerStoryboard): Promise<z.infer<typeof Storyboard>> {
+async function storeStoryboard(env: PreviewEnv, resourceKey: string, revision: string, board: RunnerStoryboard): Promise<z.infer<typeof Storyboard>> {
   const { base64, contentType, ...grid } = board;
   const spriteKey = storyboardSpriteKey(resourceKey, revision, grid.tileWidth, grid.tileHeight);
   const vttKey = storyboardVttKey(resourceKey, revision, grid.tileWidth, grid.tileHeight);
@@ -50,10 +50,31 @@ export async function storeStoryboard(env: PreviewEnv, resourceKey: string, revi
 }
 
 /** Stores a waveform's audiowaveform JSON (GET /api/v1/waveforms/{file}); returns the path it is served at. */
-export async function storeWaveformData(env: PreviewEnv, resourceKey: string, revision: string, data: AudioWaveform): Promise<string> {
+async function storeWaveformData(env: PreviewEnv, resourceKey: string, revision: string, data: AudioWaveform): Promise<string> {
   const key = waveformDataKey(resourceKey, revision, data.channels, data.length);
   await env.THUMBNAILS.put(key, JSON.stringify(data), { httpMetadata: { contentType: "application/json" } });
   return waveformDataPath(key);
+}
+
+/** A runner's answer with its generated files stored: each file's served URL (and the storyboard's grid) in place of its bytes. */
+export type StoredRunnerResponse = Omit<RunnerResponse, "thumbnail" | "storyboard" | "audiowaveform"> & {
+  thumbnail?: { url: string; dimensions: string };
+  storedStoryboard?: z.infer<typeof Storyboard>;
+};
+
+/**
+ * Stores every file a runner answer carries (storyboard sprite and track, waveform data, thumbnail) under the
+ * resource's key and revision; the rest of the answer passes through. A new runner preview is stored here.
+ */
+export async function storeRunnerPreviews(env: PreviewEnv, resourceKey: string, revision: string, response: RunnerResponse): Promise<StoredRunnerResponse> {
+  const { thumbnail, storyboard, audiowaveform, ...produced } = response;
+  const stored = storyboard ? { storedStoryboard: await storeStoryboard(env, resourceKey, revision, storyboard) } : {};
+  const rest = produced.waveform && audiowaveform
+    ? { ...produced, waveform: { ...produced.waveform, url: await storeWaveformData(env, resourceKey, revision, audiowaveform) } }
+    : produced;
+  if (!thumbnail) return { ...rest, ...stored };
+  const { base64, ...image } = thumbnail;
+  return { ...rest, ...stored, thumbnail: await storeThumbnail(env, resourceKey, revision, { ...image, bytes: base64ToBytes(base64) }) };
 }
 
 /** The three served kinds, each with the file-name check of its route. */
