@@ -21,6 +21,8 @@ export const ProbeResult = z.object({
   evidence: z.array(z.string()).optional(),
   /** A streaming segment: "init" (tracks and codecs, no samples) or "media" (samples, no track list). */
   segment: z.enum(["init", "media"]).optional(),
+  /** An MP4/MOV whose user data sits past the bytes read: the one Range read that completes metadata:provenance. */
+  metadataTail: z.object({ offset: z.number().int().nonnegative(), length: z.number().int().positive() }).optional(),
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;
 

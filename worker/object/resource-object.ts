@@ -8,6 +8,7 @@ import type { StageName } from "../../shared/schemas/stages.ts";
 import { firstInspection } from "../stages/first-inspection.ts";
 import { runEdgeImageStages } from "../stages/edge-image-stages.ts";
 import { runOembedStage } from "../stages/oembed-stage.ts";
+import { provenanceTailPending, runProvenanceTailStage } from "../stages/provenance-tail-stage.ts";
 import { nestedInspectionDone, runPageMediaStage, type NestedReply } from "../stages/page-media-stage.ts";
 import { detectProvider } from "../../shared/providers/index.ts";
 import { normalizeUrl, parseTargetUrl, resourceKey } from "../record/target-url.ts";
@@ -389,7 +390,7 @@ export class ResourceObject extends DurableObject<Env> {
   }
 
   private edgePending(record: ResourceRecord): boolean {
-    return stagesForEdge(record, this.config).length > 0;
+    return stagesForEdge(record, this.config).length > 0 || provenanceTailPending(record);
   }
 
   /** Runs the edge image stages once, however many callers ask at the same time. */
@@ -403,6 +404,10 @@ export class ResourceObject extends DurableObject<Env> {
   private async edgeStages(): Promise<void> {
     const record = this.record();
     if (!record) return;
+    if (provenanceTailPending(record)) {
+      await runProvenanceTailStage(record, this.config);
+      await this.recordChanged(record);
+    }
     const stages = stagesForEdge(record, this.config);
     if (stages.length === 0) return;
     try {

@@ -25,6 +25,7 @@ import type { HeadElements } from "../page/index.ts";
 import { finishProvenanceStage } from "./provenance-stage.ts";
 import { hasC2paStore } from "../probe/c2pa-manifest.ts";
 import { maxMetadataBytes } from "../config/limits.ts";
+import { metadataTailOf } from "./provenance-tail-plan.ts";
 
 export interface FirstInspectionInput {
   key: string;
@@ -246,13 +247,14 @@ async function finishProvenance(i: Inspection): Promise<void> {
   if (record.category === "image" && size !== undefined && size <= maxMetadataBytes && hasC2paStore(i.source.prefix())) {
     await i.source.read(0, size).catch(() => undefined);
   }
+  const { moov, tail } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined } : await metadataTailOf(i.source, record);
   await finishProvenanceStage(record, {
     mime: record.probe.mime,
     prefix: i.source.prefix(),
     ...(i.source.size !== undefined ? { size: i.source.size } : {}),
-    ...(i.facts?.moov ? { moov: i.facts.moov } : {}),
+    ...(moov ? { moov } : {}),
     trustAnchors: i.config.C2PA_TRUST_ANCHORS,
-  }, performance.now());
+  }, performance.now(), tail);
 }
 
 function writeStreamFacts(i: Inspection): void {
