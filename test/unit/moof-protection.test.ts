@@ -54,3 +54,12 @@ describe("pssh boxes in a moof", () => {
     expect(() => moofProtection(segment.subarray(0, 60))).not.toThrow();
   });
 });
+
+describe("a moof cut off by the end of the bytes held", () => {
+  it("names only the systems whose IDs are wholly held", () => {
+    const segment = read(fragmentFixtures.hostile);
+    for (const cut of [16 * 1024, 16 * 1024 + 7, 16 * 1024 + 30]) {
+      expect(moofProtection(segment.subarray(0, cut))!.keySystems.sort()).toEqual(["com.microsoft.playready", "com.widevine.alpha"]);
+    }
+  });
+});

@@ -19,12 +19,14 @@ export function moofProtection(b: Uint8Array): Protection | undefined {
   let encrypted = false;
   let walked = 0;
   let top = 0;
-  const note = (type: string, start: number) => {
-    const uuid = type === "uuid" ? hex(b, start, 16) : undefined;
+  const note = (type: string, start: number, end: number) => {
+    const uuid = type === "uuid" && start + 16 <= end ? hex(b, start, 16) : undefined;
     if (type === "pssh" || uuid === piffPssh) {
       encrypted = true;
       // pssh: version/flags, then the system ID; PIFF's uuid form: the user type, version/flags, then the system ID.
-      if (systems.size < maxKeySystems) systems.add(keySystemOfId(hex(b, type === "pssh" ? start + 4 : start + 20, 16)));
+      // A box cut off by the end of the bytes held before its system ID names none.
+      const at = type === "pssh" ? start + 4 : start + 20;
+      if (at + 16 <= end && systems.size < maxKeySystems) systems.add(keySystemOfId(hex(b, at, 16)));
     }
     if (type === "senc" || uuid === piffSenc) encrypted = true;
   };
@@ -33,11 +35,11 @@ export function moofProtection(b: Uint8Array): Protection | undefined {
     if (box.type !== "moof") continue;
     for (const inner of boxes(b, box.start, box.end)) {
       if (++walked > maxWalkedBoxes) break;
-      note(inner.type, inner.start);
+      note(inner.type, inner.start, inner.end);
       if (inner.type !== "traf") continue;
       for (const leaf of boxes(b, inner.start, inner.end)) {
         if (++walked > maxWalkedBoxes) break;
-        note(leaf.type, leaf.start);
+        note(leaf.type, leaf.start, leaf.end);
       }
     }
     if (walked > maxWalkedBoxes) break;
