@@ -74,6 +74,12 @@ export const maxMetadataBytes = 2 * 1024 * 1024;
  */
 export const maxMetadataTailBytes = 1024 * 1024;
 
+/** Longest Link response header searched for a sidecar C2PA manifest (rel="c2pa-manifest"). */
+export const maxLinkHeaderChars = 8 * 1024;
+
+/** Largest sidecar C2PA manifest store (.c2pa) fetched; larger ones are left unread with the reason. */
+export const maxC2paSidecarBytes = 2 * 1024 * 1024;
+
 /** Largest XMP packet parsed (counted in the bytes, never taken from a declared length); larger ones are refused. */
 export const maxXmpBytes = 1024 * 1024;
 

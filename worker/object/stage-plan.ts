@@ -13,7 +13,8 @@ import { provenanceTailPending } from "../stages/provenance-tail-stage.ts";
  */
 export function stagesForEdge(record: ResourceRecord, config: Config): StageName[] {
   if (!isEdgeImage(record, config)) return [];
-  return pendingStages(record).filter((stage) => runsOn(stage, "edge"));
+  // metadata:provenance's later reads run before the image stages (provenance-tail-stage.ts), never among them.
+  return pendingStages(record).filter((stage) => runsOn(stage, "edge") && stage !== "metadata:provenance");
 }
 
 export function stagesForRunner(record: ResourceRecord, config: Config, now: number): StageName[] {
