@@ -16,6 +16,8 @@ export interface MetadataTail {
   length: number;
   /** The movie header box (mvhd) as held: its creation time is the last resort for takenAt. */
   mvhd?: Uint8Array;
+  /** Set when what follows the tracks is over the cap: the facts are left out, this says why. */
+  refused?: string;
 }
 
 /** Boxes walked at each level before giving up (a moov holds a handful of tracks; real files a few top-level boxes). */
@@ -37,8 +39,8 @@ async function heldHeader(source: RangeByteSource, o: number, end: number): Prom
 }
 
 /**
- * The read that completes an MP4's metadata: undefined when the file has no moov within held headers, when
- * nothing follows its tracks, or when what follows is over `maxMetadataTailBytes` (then the facts are left out).
+ * The read that completes an MP4's metadata: undefined when the file has no moov within held headers or when
+ * nothing follows its tracks; `refused` when what follows is over `maxMetadataTailBytes` (the facts are left out).
  */
 export async function planMetadataTail(source: RangeByteSource): Promise<MetadataTail | undefined> {
   const size = source.size;
@@ -64,7 +66,10 @@ async function planInMoov(source: RangeByteSource, moovAt: number, moovEnd: numb
     o += box.size;
   }
   const length = moovEnd - o;
-  if (length <= 0 || length > maxMetadataTailBytes) return undefined;
+  if (length <= 0) return undefined;
+  if (length > maxMetadataTailBytes) {
+    return { offset: o, length, ...(mvhd ? { mvhd } : {}), refused: `mp4 user data: ${length} bytes after the tracks, over ${maxMetadataTailBytes}` };
+  }
   return { offset: o, length, ...(mvhd ? { mvhd } : {}) };
 }
 

@@ -252,14 +252,14 @@ async function finishProvenance(i: Inspection): Promise<void> {
   if (record.category === "image" && size !== undefined && size <= maxMetadataBytes && hasC2paStore(i.source.prefix())) {
     await i.source.read(0, size).catch(() => undefined);
   }
-  const { moov, tail } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined } : await metadataTailOf(i.source, record);
+  const { moov, tail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
   await finishProvenanceStage(record, {
     mime: record.probe.mime,
     prefix: i.source.prefix(),
     ...(i.source.size !== undefined ? { size: i.source.size } : {}),
     ...(moov ? { moov } : {}),
     trustAnchors: i.config.C2PA_TRUST_ANCHORS,
-  }, performance.now(), tail);
+  }, performance.now(), tail, refused);
 }
 
 function writeStreamFacts(i: Inspection): void {

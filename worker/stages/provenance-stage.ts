@@ -16,9 +16,12 @@ export async function finishProvenanceStage(
   input: Omit<ProvenanceInput, "category">,
   startedMs: number,
   tail?: { offset: number; length: number },
+  /** Why facts the file keeps past the bytes read are left out (their read would be over its cap). */
+  refused?: string,
 ): Promise<void> {
   if (record.stages["metadata:provenance"]?.state !== "pending") return;
-  const { facts, problems, declaredManifest } = await readProvenanceFacts({ ...input, category: record.category });
+  const { facts, problems: found, declaredManifest } = await readProvenanceFacts({ ...input, category: record.category });
+  const problems = refused ? [refused, ...found] : found;
   const durationMs = performance.now() - startedMs;
   Object.assign(record.results, stageDefinition("metadata:provenance").write!({ provenance: facts }));
   // No embedded store, but one declared: the response's Link header first, then the XMP.

@@ -9,10 +9,11 @@ const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mim
  * rights from now, when the bytes after its tracks are already held (the suffix read sent with the head usually
  * holds them), else the movie header alone and the `tail` the later stage reads. Never a request here.
  */
-export async function metadataTailOf(source: RangeByteSource, record: ResourceRecord): Promise<{ moov?: Uint8Array; tail?: { offset: number; length: number } }> {
+export async function metadataTailOf(source: RangeByteSource, record: ResourceRecord): Promise<{ moov?: Uint8Array; tail?: { offset: number; length: number }; refused?: string }> {
   if ((record.category !== "video" && record.category !== "audio") || !isMp4(record.probe.mime)) return {};
   const plan = await planMetadataTail(source).catch(() => undefined);
   if (!plan) return {};
+  if (plan.refused) return { ...(plan.mvhd ? { moov: plan.mvhd } : {}), refused: plan.refused };
   if (source.holds(plan.offset, plan.length)) return { moov: moovBodyOf(plan, await source.read(plan.offset, plan.length)) };
   return { ...(plan.mvhd ? { moov: plan.mvhd } : {}), tail: { offset: plan.offset, length: plan.length } };
 }
