@@ -20,6 +20,7 @@ import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
 import { ensureC2paFixtures } from "../../testkit/c2pa-fixtures.ts";
 import { ensureFragmentFixtures } from "../../testkit/fragment-fixtures.ts";
 import { ensureSidecarFixtures } from "../../testkit/c2pa-sidecar-fixtures.ts";
+import { ensureStreamChapterFixtures } from "../../testkit/stream-chapter-fixtures.ts";
 import { ensureMoreProvenanceFixtures, exiftoolReadingOf, moovLastFixtures, stillAndAudioFixtures } from "../../testkit/provenance-more-fixtures.ts";
 import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../../testkit/provenance-fixtures.ts";
 import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
@@ -90,10 +91,12 @@ export default async function setup(project: TestProject) {
   const moreProvenanceDir = ensureMoreProvenanceFixtures(join(root, ".fixtures", "provenance-more"));
   // Sidecar C2PA manifest stores and a JPEG whose XMP names one (test/worker/c2pa-sidecar.test.ts).
   const sidecarDir = ensureSidecarFixtures(join(root, ".fixtures", "c2pa-sidecar"), join(root, "fixtures", "c2pa"), join(provenanceDir, "c2pa"), join(provenanceDir, "untagged.jpg"));
+  // An HLS master naming a WebVTT chapter list (test/worker/segment-protection.test.ts).
+  const streamChaptersDir = ensureStreamChapterFixtures(join(root, ".fixtures", "stream-chapters"));
   // Media segments with pssh boxes in their moof (test/worker/segment-protection.test.ts).
   const fragmentsDir = ensureFragmentFixtures(join(root, ".fixtures", "fragments"));
   project.provide("provenanceMoreFacts", Object.fromEntries([...moovLastFixtures, ...stillAndAudioFixtures].map(({ file }) => [file, exiftoolReadingOf(moreProvenanceDir, file)])));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir], "127.0.0.1", extras);
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },
