@@ -71,7 +71,7 @@ export type LoopbackOrigin = Awaited<ReturnType<typeof startLoopbackOrigin>>;
  * The loopback origin for tests and benchmarks: serves files with real Range support and counts every
  * request and byte, plus fault routes. Files are looked up in `dirs`, first match wins.
  *
- *   /media/<path>[?norange][&type=][&disposition=][&xfo=][&csp=]   file (sub-paths allowed), Range-capable
+ *   /media/<path>[?norange][&type=][&disposition=][&xfo=][&csp=][&link=]   file (sub-paths allowed), Range-capable
  *   /files/<name>                 file, Range-capable (206 / 416), ETag and Last-Modified unless options.validators is false
  *   /norange/<name>               file, Range ignored (200), no Content-Length (chunked)
  *   /slow/<ms>/<name>             waits, then answers like /files
@@ -390,11 +390,12 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
   };
 }
 
-/** Optional framing headers on /media (?xfo=DENY, ?csp=frame-ancestors 'none') for embed-profile tests. */
+/** Optional headers on /media (?xfo=DENY, ?csp=frame-ancestors 'none' for embed-profile tests; ?link= a Link header). */
 function framingHeaders(params: URLSearchParams): Record<string, string> {
   const headers: Record<string, string> = {};
   if (params.has("xfo")) headers["x-frame-options"] = params.get("xfo")!;
   if (params.has("csp")) headers["content-security-policy"] = params.get("csp")!;
+  if (params.has("link")) headers.link = params.get("link")!;
   return headers;
 }
 

@@ -39,7 +39,13 @@ export const C2paManifest = z.object({
 }).meta({ id: "C2paManifest" });
 
 export const C2pa = z.object({
-  present: z.boolean().meta({ description: "A C2PA manifest store is embedded in the bytes read" }),
+  present: z.boolean().meta({ description: "A C2PA manifest store is embedded in the bytes read, or was read from the sidecar `manifestUrl`" }),
+  manifestUrl: z.string().max(2048).optional().meta({
+    description: "A sidecar manifest store (.c2pa) the file declares (XMP dcterms:provenance) or its response links to "
+      + "(Link: <...>; rel=\"c2pa-manifest\"), when none is embedded. Its signature is checked; its hashes bind it to "
+      + "the asset's bytes, which the SDK can only check for an embedded store, so `validation` is absent unless the "
+      + "signature fails. failures `manifest.inaccessible` when it could not be fetched",
+  }),
   activeManifest: C2paManifest.optional(),
   validation: z.enum(["trusted", "valid", "invalid"]).optional().meta({
     description: "C2PA validation by the Content Authenticity Initiative's SDK: valid (signature and hashes check out), "

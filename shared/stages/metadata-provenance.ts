@@ -8,9 +8,10 @@ import { defineStage } from "./definition.ts";
 export const metadataProvenance = defineStage({
   name: "metadata:provenance",
   categories: ["image", "video", "audio"],
-  // Finished inline; the runner's metadata answer ends it (failed: no such facts) should a category revision
+  // Finished inline; for an MP4/MOV whose user data lies past the head, by the edge's one tail read after the
+  // first answer. The runner's metadata answer ends it (failed: no such facts) should a category revision
   // register it after the first inspection.
-  engines: ["inline", "runner"],
+  engines: ["inline", "edge", "runner"],
   group: "metadata",
   runnerStage: "metadata",
   write: (output) => (output.provenance

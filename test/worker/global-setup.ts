@@ -18,6 +18,10 @@ import { ensureLongtailFixtures } from "../../testkit/longtail-image-fixtures.ts
 import { ensureLongtailAvFixtures } from "../../testkit/longtail-av-fixtures.ts";
 import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
 import { ensureC2paFixtures } from "../../testkit/c2pa-fixtures.ts";
+import { ensureFragmentFixtures } from "../../testkit/fragment-fixtures.ts";
+import { ensureSidecarFixtures } from "../../testkit/c2pa-sidecar-fixtures.ts";
+import { ensureStreamChapterFixtures } from "../../testkit/stream-chapter-fixtures.ts";
+import { ensureMoreProvenanceFixtures, exiftoolReadingOf, moovLastFixtures, stillAndAudioFixtures } from "../../testkit/provenance-more-fixtures.ts";
 import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../../testkit/provenance-fixtures.ts";
 import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
@@ -40,6 +44,8 @@ declare module "vitest" {
     containerFacts: Record<string, ContainerReference>;
     /** exiftool's reading of each tagged fixture (test/worker/provenance.test.ts). */
     provenanceFacts: Record<string, ExiftoolReading>;
+    /** exiftool's reading of moov-last MP4s, HEIF/AVIF stills and Vorbis-comment audio (test/worker/provenance-tail.test.ts). */
+    provenanceMoreFacts: Record<string, ExiftoolReading>;
   }
 }
 
@@ -82,7 +88,15 @@ export default async function setup(project: TestProject) {
   project.provide("provenanceFacts", Object.fromEntries(taggedFixtures.map(({ file }) => [file, exiftoolReading(provenanceDir, file)])));
   // Hostile Content Credentials made from C2PA's own signed test image (test/fixtures/c2pa).
   ensureC2paFixtures(join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), join(provenanceDir, "untagged.jpg"));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa")], "127.0.0.1", extras);
+  const moreProvenanceDir = ensureMoreProvenanceFixtures(join(root, ".fixtures", "provenance-more"));
+  // Sidecar C2PA manifest stores and a JPEG whose XMP names one (test/worker/c2pa-sidecar.test.ts).
+  const sidecarDir = ensureSidecarFixtures(join(root, ".fixtures", "c2pa-sidecar"), join(root, "fixtures", "c2pa"), join(provenanceDir, "c2pa"), join(provenanceDir, "untagged.jpg"));
+  // An HLS master naming a WebVTT chapter list (test/worker/segment-protection.test.ts).
+  const streamChaptersDir = ensureStreamChapterFixtures(join(root, ".fixtures", "stream-chapters"));
+  // Media segments with pssh boxes in their moof (test/worker/segment-protection.test.ts).
+  const fragmentsDir = ensureFragmentFixtures(join(root, ".fixtures", "fragments"));
+  project.provide("provenanceMoreFacts", Object.fromEntries([...moovLastFixtures, ...stillAndAudioFixtures].map(({ file }) => [file, exiftoolReadingOf(moreProvenanceDir, file)])));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

@@ -67,6 +67,19 @@ export const probeSuffixPatienceMs = 2_000;
  */
 export const maxMetadataBytes = 2 * 1024 * 1024;
 
+/**
+ * Most bytes one later read may take to complete an MP4/MOV's capture and rights when its moov was not read whole:
+ * what follows the moov's tracks (user data, metadata keys; a few KiB in cameras' and phones' files, more with
+ * cover art). Over this the facts are left out with the reason.
+ */
+export const maxMetadataTailBytes = 1024 * 1024;
+
+/** Longest Link response header searched for a sidecar C2PA manifest (rel="c2pa-manifest"). */
+export const maxLinkHeaderChars = 8 * 1024;
+
+/** Largest sidecar C2PA manifest store (.c2pa) fetched; larger ones are left unread with the reason. */
+export const maxC2paSidecarBytes = 2 * 1024 * 1024;
+
 /** Largest XMP packet parsed (counted in the bytes, never taken from a declared length); larger ones are refused. */
 export const maxXmpBytes = 1024 * 1024;
 

@@ -30,6 +30,8 @@ export interface DashManifest {
   representations: MpdRepresentationInfo[];
   /** Tracks with roles, ContentProtection key systems, live latency and window (stream-tracks.ts). */
   trackFacts: StreamTrackFacts;
+  /** A WebVTT chapters file: a text AdaptationSet with Role "chapters" (stream-chapters.ts). */
+  chapterUrl?: string;
 }
 
 export function parseDash(text: string, manifestUrl: string): DashManifest {
@@ -52,6 +54,7 @@ export function parseDash(text: string, manifestUrl: string): DashManifest {
   const subtitles: StreamingSubtitle[] = [];
   const seenAudio = new Set<string>();
   let encryption: string | undefined;
+  let chapterUrl: string | undefined;
   representations.forEach((info, index) => {
     const a = info.attributes;
     encryption ??= protectionScheme(a.contentProtection);
@@ -79,6 +82,11 @@ export function parseDash(text: string, manifestUrl: string): DashManifest {
       });
     } else if (kind === "text") {
       const role = (a.role as { value?: string } | undefined)?.value;
+      // A chapters file is no subtitle a viewer picks: kept as the chapter source instead.
+      if (role === "chapters") {
+        chapterUrl ??= str(a.baseUrl) ?? str(a.resolvedUri);
+        return;
+      }
       subtitles.push({ ...opt("language", str(a.lang)), ...opt("name", str(a.label)), ...(role === "forced-subtitle" ? { forced: true } : {}) });
     }
   });
@@ -101,6 +109,7 @@ export function parseDash(text: string, manifestUrl: string): DashManifest {
     subtitles,
     representations,
     trackFacts: dashTrackFacts(mpd, lowLatency),
+    ...(chapterUrl ? { chapterUrl } : {}),
   };
 }
 

@@ -12,6 +12,8 @@ import { maxManifestBytes, maxManifestDepth } from "./limits.ts";
 import { ManifestError } from "./manifest-error.ts";
 import type { ManifestProtocol } from "./recognize.ts";
 import { hlsTrackFacts, type StreamTrackFacts } from "./stream-tracks.ts";
+import { hlsChapterUrl, parseChapterFile } from "./stream-chapters.ts";
+import type { Chapter } from "../../shared/shapes/tracks.ts";
 
 export interface FetchedManifest {
   text: string;
@@ -46,7 +48,7 @@ export interface ManifestFacts {
 
 export async function inspectManifest(protocol: ManifestProtocol, first: FetchedManifest, fetch: ManifestFetcher): Promise<ManifestFacts> {
   checkSize(first.text);
-  return protocol === "hls" ? inspectHls(first, fetch) : inspectDash(first);
+  return protocol === "hls" ? inspectHls(first, fetch) : inspectDash(first, fetch);
 }
 
 function checkSize(text: string): void {
@@ -59,7 +61,9 @@ async function inspectHls(first: FetchedManifest, fetch: ManifestFetcher): Promi
   const top = parseHls(first.text, first.finalUrl);
   if (top.kind === "media") return withHlsTracks(hlsFacts(undefined, top, first.finalUrl, read), undefined, first.text);
   const chosen = chooseVariant(top);
-  if (!chosen) return withHlsTracks(hlsFacts(top, undefined, undefined, read), first.text, undefined);
+  // The chapter list, fetched while the media playlist is (no round trip of its own).
+  const chapters = readChapters(hlsChapterUrl(first.text, first.finalUrl), fetch, read);
+  if (!chosen) return withChapters(withHlsTracks(hlsFacts(top, undefined, undefined, read), first.text, undefined), await chapters);
   // One media playlist, one level below the master (maxManifestDepth): a playlist that is itself a master
   // there, or that leads back to one already read, is a loop or nesting we refuse.
   if (read.includes(chosen)) throw new ManifestError("the master playlist names itself as a variant (a playlist loop)");
@@ -71,7 +75,23 @@ async function inspectHls(first: FetchedManifest, fetch: ManifestFetcher): Promi
   if (media.kind === "master") {
     throw new ManifestError(`a variant playlist is itself a master playlist (playlists nest at most ${maxManifestDepth} deep)`);
   }
-  return withHlsTracks(hlsFacts(top, media, nested.finalUrl, read), first.text, nested.text);
+  return withChapters(withHlsTracks(hlsFacts(top, media, nested.finalUrl, read), first.text, nested.text), await chapters);
+}
+
+/** A chapter file, fetched like a nested manifest; a failure only leaves the chapters out. */
+async function readChapters(url: string | undefined, fetch: ManifestFetcher, read: string[]): Promise<Chapter[]> {
+  if (!url) return [];
+  try {
+    const file = await fetch(url);
+    read.push(file.finalUrl);
+    return parseChapterFile(file.text);
+  } catch {
+    return [];
+  }
+}
+
+function withChapters(facts: ManifestFacts, chapters: Chapter[]): ManifestFacts {
+  return chapters.length > 0 ? { ...facts, trackFacts: { ...facts.trackFacts, chapters } } : facts;
 }
 
 function withHlsTracks(facts: ManifestFacts, master: string | undefined, media: string | undefined): ManifestFacts {
@@ -125,8 +145,10 @@ function mediaIsAudio(media: HlsMedia): boolean {
   return /\.(aac|mp3|m4a|ac3|ec3|eac3|opus|flac)$/.test(path);
 }
 
-function inspectDash(first: FetchedManifest): ManifestFacts {
+async function inspectDash(first: FetchedManifest, fetch: ManifestFetcher): Promise<ManifestFacts> {
   const mpd = parseDash(first.text, first.finalUrl);
+  const read = [first.finalUrl];
+  const chapters = await readChapters(mpd.chapterUrl, fetch, read);
   const streaming: Streaming = {
     protocol: "dash",
     live: mpd.live,
@@ -139,14 +161,14 @@ function inspectDash(first: FetchedManifest): ManifestFacts {
   };
   const lowest = mpd.variants[0];
   const segment = lowest ? firstDashSegment(mpd, lowest.representation) : undefined;
-  return {
+  return withChapters({
     streaming,
     ...(mpd.durationSeconds !== undefined ? { durationSeconds: round3(mpd.durationSeconds) } : {}),
     audioOnly: mpd.variants.length === 0 && mpd.audio.length > 0,
     ...(segment ? { preview: { segmentUrl: segment.url, ...(segment.initUrl ? { initUrl: segment.initUrl } : {}), ...(mpd.encrypted ? { encryption: mpd.encryption ?? "drm" } : {}) } } : {}),
-    manifestsRead: [first.finalUrl],
+    manifestsRead: read,
     trackFacts: mpd.trackFacts,
-  };
+  }, chapters);
 }
 
 function round3(seconds: number): number {

@@ -34,3 +34,5 @@ export const maxDashAdaptationSets = 64;
  * more); the XML parser's work grows faster than linearly with nesting.
  */
 export const maxDashXmlDepth = 32;
+/** Longest chapter file (WebVTT or JSON) parsed: 512 chapters of WebVTT take about 30 KB. */
+export const maxChapterFileChars = 256 * 1024;

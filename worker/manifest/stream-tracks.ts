@@ -224,7 +224,7 @@ export function dashTrackFacts(mpdElement: MpdElement, lowLatency: boolean): Str
       const format = /^stpp/.test(codecs) || mime === "application/ttml+xml" ? "stpp" : /^wvtt/.test(codecs) ? "wvtt" : mime === "text/vtt" ? "webvtt" : (codecs || mime || "text").slice(0, 32);
       const values = [...roles, ...access].map((d) => d.value);
       const forced = values.includes("forced-subtitle");
-      const kind: TextTrack["kind"] = values.includes("caption") ? "captions" : values.includes("description") ? "descriptions"
+      const kind: TextTrack["kind"] = values.includes("chapters") ? "chapters" : values.includes("caption") ? "captions" : values.includes("description") ? "descriptions"
         : forced ? "forced" : values.includes("metadata") ? "metadata" : "subtitles";
       list.add("text", { kind, format, ...(language ? { language } : {}), ...(roles.some((r) => r.value === "main") ? { default: true } : {}), ...(name ? { name } : {}), ...(forced ? { forced: true } : {}) });
     } else if (type === "video" || mime.startsWith("video/")) {

@@ -5,6 +5,7 @@ import type { StageName } from "../../shared/schemas/stages.ts";
 import type { RunnerBudget, RunnerUsage } from "../../shared/shapes/runner.ts";
 import { runEdgeImageStages } from "../stages/edge-image-stages.ts";
 import { runPageMediaStage } from "../stages/page-media-stage.ts";
+import { provenanceTailPending, runProvenanceTailStage } from "../stages/provenance-tail-stage.ts";
 import type { DispatchLedger } from "../dispatch/dispatch-ledger.ts";
 import { RunnerDispatcher, type DispatchCaller } from "../dispatch/runner-dispatcher.ts";
 import { inspectionBudgetLeft, runnerWorkFor } from "../dispatch/runner-work.ts";
@@ -127,7 +128,7 @@ export class StageWork {
   }
 
   edgePending(record: ResourceRecord): boolean {
-    return stagesForEdge(record, this.config()).length > 0;
+    return stagesForEdge(record, this.config()).length > 0 || provenanceTailPending(record);
   }
 
   /** Runs the edge image stages once, however many callers ask at the same time. */
@@ -142,6 +143,10 @@ export class StageWork {
     const record = this.source.record();
     if (!record) return;
     const config = this.config();
+    if (provenanceTailPending(record)) {
+      await runProvenanceTailStage(record, config);
+      await this.recordChanged(record);
+    }
     const stages = stagesForEdge(record, config);
     if (stages.length === 0) return;
     try {

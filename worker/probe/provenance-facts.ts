@@ -4,7 +4,7 @@ import { maxMetadataBytes } from "../config/limits.ts";
 import { aiDeclaration } from "./ai-declaration.ts";
 import { readAudioTags } from "./audio-tags.ts";
 import { readC2pa } from "./c2pa-manifest.ts";
-import { declarationsOfImageTags } from "./capture-rights.ts";
+import { declarationsOfImageTags, text } from "./capture-rights.ts";
 import { readImageTags } from "./image-tags.ts";
 import { readMp4UserData } from "./mp4-user-data.ts";
 
@@ -25,6 +25,8 @@ export interface ProvenanceRead {
   facts: ProvenanceFacts;
   /** Readers that refused the bytes, and why (the stage's reason). */
   problems: string[];
+  /** A sidecar manifest store the XMP names (dcterms:provenance), as written. */
+  declaredManifest?: string;
 }
 
 /**
@@ -38,12 +40,14 @@ export async function readProvenanceFacts(input: ProvenanceInput): Promise<Prove
   let capture: Capture | undefined;
   let rights: Rights | undefined;
   let iptcSourceType: string | undefined;
+  let declaredManifest: string | undefined;
   if (input.category === "image") {
     const read = await readImageTags(input.mime, bytes);
     problems.push(...read.problems);
     const declared = read.tags ? declarationsOfImageTags(read.tags) : {};
     ({ capture, rights } = declared);
     iptcSourceType = declared.digitalSourceType;
+    declaredManifest = text(read.tags?.dcterms?.provenance);
   } else if (input.moov) {
     try {
       ({ capture, rights } = readMp4UserData(input.moov));
@@ -62,5 +66,5 @@ export async function readProvenanceFacts(input: ProvenanceInput): Promise<Prove
     return { present: true };
   });
   const provenance = { c2pa, ...aiDeclaration(c2pa.activeManifest?.digitalSourceType, iptcSourceType) };
-  return { facts: { ...(capture ? { capture } : {}), ...(rights ? { rights } : {}), provenance }, problems };
+  return { facts: { ...(capture ? { capture } : {}), ...(rights ? { rights } : {}), provenance }, problems, ...(declaredManifest ? { declaredManifest } : {}) };
 }

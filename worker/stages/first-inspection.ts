@@ -25,6 +25,10 @@ import type { HeadElements } from "../page/index.ts";
 import { finishProvenanceStage } from "./provenance-stage.ts";
 import { hasC2paStore } from "../probe/c2pa-manifest.ts";
 import { maxMetadataBytes } from "../config/limits.ts";
+import { metadataTailOf } from "./provenance-tail-plan.ts";
+import { withMoofProtection } from "../probe/moof-protection.ts";
+
+const isBmff = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp|iso\.segment)$/.test(mime);
 
 export interface FirstInspectionInput {
   key: string;
@@ -227,7 +231,9 @@ async function finishInlineMetadata(i: Inspection): Promise<void> {
   // Cover art the held bytes show (or may hold past them) is the audio's thumbnail: the runner decodes it.
   if (record.category === "audio" && coverArtEvidence(i.source.prefix(), i.source.suffix()) !== "none") registerFound(record, "preview:thumbnail");
   // Tracks, chapters and encryption the header declared are shown even while the runner completes the rest.
-  record.results = { ...trackResults(i.facts?.trackFacts), ...record.results };
+  // Movie fragments held (a media segment, a fragmented file's first moof) may name key systems the moov does not.
+  const trackFacts = isBmff(record.probe.mime) ? withMoofProtection(i.facts?.trackFacts, i.source.prefix()) : i.facts?.trackFacts;
+  record.results = { ...trackResults(trackFacts), ...record.results };
   // Encrypted samples are not decoded for a picture: the previews end here, with the reason.
   if (needsLicence(record.results.protection)) failStages(record, stagesInGroup("preview", registeredStages(record)), encryptedReason, "edge");
 }
@@ -246,13 +252,14 @@ async function finishProvenance(i: Inspection): Promise<void> {
   if (record.category === "image" && size !== undefined && size <= maxMetadataBytes && hasC2paStore(i.source.prefix())) {
     await i.source.read(0, size).catch(() => undefined);
   }
+  const { moov, tail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
   await finishProvenanceStage(record, {
     mime: record.probe.mime,
     prefix: i.source.prefix(),
     ...(i.source.size !== undefined ? { size: i.source.size } : {}),
-    ...(i.facts?.moov ? { moov: i.facts.moov } : {}),
+    ...(moov ? { moov } : {}),
     trustAnchors: i.config.C2PA_TRUST_ANCHORS,
-  }, performance.now());
+  }, performance.now(), tail, refused);
 }
 
 function writeStreamFacts(i: Inspection): void {

@@ -39,6 +39,7 @@ export function writeStreamResults(record: ResourceRecord, outcome: StreamOutcom
   if (tracks?.tracks) record.results.tracks = tracks.tracks;
   if (tracks?.protection) record.results.protection = tracks.protection;
   if (tracks?.live) record.results.live = tracks.live;
+  if (tracks?.chapters?.length) record.results.chapters = tracks.chapters;
   const duration = facts.durationSeconds !== undefined ? { duration: { seconds: facts.durationSeconds, formatted: formatDuration(facts.durationSeconds) } } : {};
   if (record.category === "audio") {
     record.results.audio = { ...duration };

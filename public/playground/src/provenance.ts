@@ -29,6 +29,7 @@ export function provenancePanel(data: InspectData): HTMLElement | null {
     ["Signed at", manifest?.signedAt],
     ["Actions", manifest?.actions.length ? manifest.actions.join(", ") : undefined],
     ["Validation failures", c2pa?.failures?.join(", ")],
+    ["Sidecar manifest", c2pa?.manifestUrl ? link(c2pa.manifestUrl, c2pa.manifestUrl) : undefined],
     ["AI declaration", ai],
     ["Creator", rights?.creator],
     ["Copyright", rights?.copyright],
