@@ -34,6 +34,11 @@ const ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "
 const tickMs = 1000 / ticksPerSecond;
 const perRunTimeoutMs = 120_000;
 const settleQuietMs = 400;
+/**
+ * `fast` hands its runner work to the queue, whose consumer takes a batch up to max_batch_timeout (1 s, wrangler.toml)
+ * later: its job must start inside fast's own measurement, not in the next tool's (which then seemed to start two).
+ */
+const settleAfterQueueMs = 2_000;
 const settleMaxMs = 30_000;
 const runId = Date.now().toString(36);
 /** Jobs at once per runner container (wrangler.jsonc RUNNER_CONCURRENCY): memory and disk are shared by them. */
@@ -108,10 +113,10 @@ function serviceParts(service: StartedService, runnerEntry: string): Parts {
   return parts;
 }
 
-interface Job { ms: number }
+interface Job { ms: number; engines: number }
 
 function runnerJobs(service: StartedService): Job[] {
-  return service.jsonLines().flatMap((l) => (l.msg === "job" && l.job ? [{ ms: Number(l.job.ms) || 0 }] : []));
+  return service.jsonLines().flatMap((l) => (l.msg === "job" && l.job ? [{ ms: Number(l.job.ms) || 0, engines: Number(l.job.engines) || 0 }] : []));
 }
 
 type ToolName = "fast" | "standard" | "full" | "ffprobe" | "ffprobe+ffmpeg";
@@ -126,6 +131,8 @@ interface Sample {
   originRequests: number;
   runnerJobs: number;
   runnerJobMs: number;
+  /** Engine processes (ffprobe, ffmpeg, ...) the run's runner jobs started, from their log lines. */
+  engineProcesses: number;
 }
 
 async function inspect(service: StartedService, url: string, profile: string): Promise<void> {
@@ -155,10 +162,10 @@ async function byHand(tool: ToolName, url: string, file: BenchFile, scratch: str
     "-vf", "scale=320:320:force_original_aspect_ratio=decrease", join(scratch, "frame.jpg")]);
 }
 
-async function settle(origin: LoopbackOrigin, service: StartedService, runnerEntry: string): Promise<void> {
+async function settle(origin: LoopbackOrigin, service: StartedService, runnerEntry: string, quietMs = settleQuietMs): Promise<void> {
   const until = Date.now() + settleMaxMs;
   while (Date.now() < until) {
-    const quiet = origin.stats.inFlight === 0 && Date.now() - origin.stats.lastActivity >= settleQuietMs;
+    const quiet = origin.stats.inFlight === 0 && Date.now() - origin.stats.lastActivity >= quietMs;
     if (quiet && serviceParts(service, runnerEntry).enginesAlive === 0) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -179,7 +186,7 @@ async function measure(tool: ToolName, file: BenchFile, tag: string, ctx: Ctx): 
   }
   const ms = performance.now() - started;
   const handAfter = reaped(readCpu("self"));
-  if (tool !== "ffprobe" && tool !== "ffprobe+ffmpeg") await settle(ctx.origin, ctx.service, ctx.runnerEntry);
+  if (tool !== "ffprobe" && tool !== "ffprobe+ffmpeg") await settle(ctx.origin, ctx.service, ctx.runnerEntry, tool === "fast" ? settleAfterQueueMs : settleQuietMs);
   const after = serviceParts(ctx.service, ctx.runnerEntry);
   const jobs = runnerJobs(ctx.service).slice(jobsBefore);
   return {
@@ -192,6 +199,7 @@ async function measure(tool: ToolName, file: BenchFile, tag: string, ctx: Ctx): 
     originRequests: ctx.origin.tagStats(tag).requests,
     runnerJobs: jobs.length,
     runnerJobMs: jobs.reduce((s, j) => s + j.ms, 0),
+    engineProcesses: jobs.reduce((s, j) => s + j.engines, 0),
   };
 }
 
@@ -276,7 +284,7 @@ export async function cpuCost(options: { rounds: number; files?: string }): Prom
 function printFile(rows: Row[]): void {
   const file = rows[0]!.file;
   console.log(`\n${file.name} — ${file.label}: CPU ms per run (medians)`);
-  console.log(`  ${"tool".padEnd(15)} ${"wall".padStart(6)} ${"worker".padStart(7)} ${"runner".padStart(7)} ${"engines".padStart(8)} ${"r+e".padStart(6)} ${"hand".padStart(6)} ${"harness".padStart(8)}  jobs  origin req`);
+  console.log(`  ${"tool".padEnd(15)} ${"wall".padStart(6)} ${"worker".padStart(7)} ${"runner".padStart(7)} ${"engines".padStart(8)} ${"r+e".padStart(6)} ${"hand".padStart(6)} ${"harness".padStart(8)}  jobs  engine procs  origin req`);
   for (const r of rows) {
     if (!r.samples.length) {
       console.log(`  ${r.tool.padEnd(15)} FAILED: ${r.errors[0]}`);
@@ -286,7 +294,7 @@ function printFile(rows: Row[]): void {
     const re = med(r, "runner") + med(r, "engines");
     console.log(`  ${r.tool.padEnd(15)} ${fmt(med(r, "ms")).padStart(6)} ${(hand ? "" : fmt(med(r, "worker"))).padStart(7)} ${(hand ? "" : fmt(med(r, "runner"))).padStart(7)} ` +
       `${(hand ? "" : fmt(med(r, "engines"))).padStart(8)} ${(hand ? "" : fmt(re)).padStart(6)} ${(hand ? fmt(med(r, "hand")) : "").padStart(6)} ` +
-      `${(hand ? "" : fmt(med(r, "harness"))).padStart(8)}  ${(hand ? "" : fmt(med(r, "runnerJobs"))).padStart(4)}  ${fmt(med(r, "originRequests")).padStart(10)}` +
+      `${(hand ? "" : fmt(med(r, "harness"))).padStart(8)}  ${(hand ? "" : fmt(med(r, "runnerJobs"))).padStart(4)}  ${(hand ? "" : fmt(med(r, "engineProcesses"))).padStart(12)}  ${fmt(med(r, "originRequests")).padStart(10)}` +
       `${r.errors.length ? `  (${r.errors.length} failed: ${r.errors[0]})` : ""}`);
   }
 }

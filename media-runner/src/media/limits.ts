@@ -29,6 +29,12 @@ export const engineMaxStreams = 128;
 /** Decoder threads (`-threads`): frame threading multiplies frame buffers, and ffmpeg's "auto" is one per core. */
 export const engineThreads = 2;
 
+/**
+ * Decoder threads of a one-frame decode (the preview frame): a second frame thread only delays the first picture by
+ * one more packet and adds a thread's start-up; about 25 ms less engine CPU per frame on 1080p H.264 here.
+ */
+export const frameThreads = 1;
+
 /** Bytes and media time read to learn the streams (`-probesize`, `-analyzeduration`): ffmpeg's defaults, pinned. */
 export const probeSizeBytes = 5_000_000;
 export const probeAnalyzeMicroseconds = 5_000_000;
