@@ -25,6 +25,7 @@ import { ensureBenchMedia, benchFiles, type BenchFile } from "./support/media.ts
 import { startLoopbackOrigin, type LoopbackOrigin } from "../testkit/loopback-origin.ts";
 import { startService, processesBelow, type StartedService } from "../testkit/start-service.ts";
 import { median } from "./support/stats.ts";
+import { runnerHealthPath } from "../shared/shapes/runner.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");
@@ -113,10 +114,23 @@ function serviceParts(service: StartedService, runnerEntry: string): Parts {
   return parts;
 }
 
-interface Job { ms: number; engines: number }
+interface Job { ms: number; engines: number; requestId?: string }
 
 function runnerJobs(service: StartedService): Job[] {
-  return service.jsonLines().flatMap((l) => (l.msg === "job" && l.job ? [{ ms: Number(l.job.ms) || 0, engines: Number(l.job.engines) || 0 }] : []));
+  return service.jsonLines().flatMap((l) => (l.msg === "job" && l.job
+    ? [{ ms: Number(l.job.ms) || 0, engines: Number(l.job.engines) || 0, ...(typeof l.requestId === "string" ? { requestId: l.requestId } : {}) }]
+    : []));
+}
+
+/** The runner's own count of jobs running and waiting (GET /v1/health), undefined when it does not answer. */
+async function runnerBusy(service: StartedService): Promise<boolean | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${service.runnerPort}${runnerHealthPath}`, { signal: AbortSignal.timeout(2_000) });
+    const health = (await res.json()) as { active?: number; queued?: number };
+    return (health.active ?? 0) + (health.queued ?? 0) > 0;
+  } catch {
+    return undefined;
+  }
 }
 
 type ToolName = "fast" | "standard" | "full" | "ffprobe" | "ffprobe+ffmpeg";
@@ -135,10 +149,11 @@ interface Sample {
   engineProcesses: number;
 }
 
-async function inspect(service: StartedService, url: string, profile: string): Promise<void> {
+async function inspect(service: StartedService, url: string, profile: string, requestId: string): Promise<void> {
   const res = await fetch(`${service.base}/api/v1/inspect?profile=${profile}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    // The runner's job lines carry it: each job is counted for the inspection that started it, whenever it ran.
+    headers: { "content-type": "application/json", "x-request-id": requestId },
     body: JSON.stringify({ url }),
     signal: AbortSignal.timeout(perRunTimeoutMs),
   });
@@ -166,7 +181,7 @@ async function settle(origin: LoopbackOrigin, service: StartedService, runnerEnt
   const until = Date.now() + settleMaxMs;
   while (Date.now() < until) {
     const quiet = origin.stats.inFlight === 0 && Date.now() - origin.stats.lastActivity >= quietMs;
-    if (quiet && serviceParts(service, runnerEntry).enginesAlive === 0) return;
+    if (quiet && serviceParts(service, runnerEntry).enginesAlive === 0 && (await runnerBusy(service)) !== true) return;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -179,7 +194,7 @@ async function measure(tool: ToolName, file: BenchFile, tag: string, ctx: Ctx): 
   const started = performance.now();
   try {
     if (tool === "ffprobe" || tool === "ffprobe+ffmpeg") await byHand(tool, url, file, ctx.scratch);
-    else await inspect(ctx.service, url, tool);
+    else await inspect(ctx.service, url, tool, tag);
   } catch (error) {
     await settle(ctx.origin, ctx.service, ctx.runnerEntry);
     return error instanceof Error ? error.message.split("\n")[0]!.slice(0, 200) : String(error);
@@ -188,7 +203,9 @@ async function measure(tool: ToolName, file: BenchFile, tag: string, ctx: Ctx): 
   const handAfter = reaped(readCpu("self"));
   if (tool !== "ffprobe" && tool !== "ffprobe+ffmpeg") await settle(ctx.origin, ctx.service, ctx.runnerEntry, tool === "fast" ? settleAfterQueueMs : settleQuietMs);
   const after = serviceParts(ctx.service, ctx.runnerEntry);
-  const jobs = runnerJobs(ctx.service).slice(jobsBefore);
+  // Jobs by the inspection's request id; jobs another run started are not this run's (their CPU, if they ran
+  // meanwhile, is: settling keeps that rare).
+  const jobs = runnerJobs(ctx.service).slice(jobsBefore).filter((j) => j.requestId === tag);
   return {
     ms,
     worker: (after.worker - before.worker) * tickMs,
