@@ -10,22 +10,12 @@ import { filenameFrom } from "./filename.ts";
  */
 const frontLoadedExtensions: ReadonlySet<string> = new Set(["mp3", "flac", "wav", "wave", "aif", "aiff", "aac", "ogg", "oga", "opus", "spx"]);
 
-/**
- * Extensions of ISO-BMFF video files, whose moov, when it comes first (faststart, what streaming sites serve), holds
- * every fact the edge reports and grows with the sample count: 23 KB for 20 s of 720p, 66 KB for 60 s of 1080p
- * (the bench's files). A first read of mp4HeadWindows initial windows takes such a moov in one round trip
- * instead of two; on a moov-last file the extra bytes are mdat the edge did not need (112 KiB more at the default
- * 16 KiB head, measured in the README's round-trip section).
- */
-const moovFirstExtensions: ReadonlySet<string> = new Set(["mp4", "m4v", "mov", "3gp"]);
-const mp4HeadWindows = 8;
-
 /** The size of the first Range request for this URL. */
 export function probeHeadBytes(url: string, config: Config): number {
   const extension = extensionOf(url);
-  if (extension !== undefined && frontLoadedExtensions.has(extension)) return Math.min(config.PROBE_FRONT_HEAD_BYTES, config.PROBE_HEAD_BYTES);
-  if (extension !== undefined && moovFirstExtensions.has(extension)) return config.PROBE_HEAD_BYTES * mp4HeadWindows;
-  return config.PROBE_HEAD_BYTES;
+  return extension !== undefined && frontLoadedExtensions.has(extension)
+    ? Math.min(config.PROBE_FRONT_HEAD_BYTES, config.PROBE_HEAD_BYTES)
+    : config.PROBE_HEAD_BYTES;
 }
 
 /**
