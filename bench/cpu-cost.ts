@@ -47,6 +47,8 @@ const runnerConcurrency = 2;
 /** standard-1: 4 GiB of memory, 8 GB of disk. */
 const containerMemoryGiB = 4;
 const containerDiskGB = 8;
+/** Queue operations of one runner job sent through the queue: its write, read and delete (one 64 KB unit each). */
+const queueOperationsPerJob = 3;
 /** A Durable Object is billed for 128 MB while active, whatever it uses. */
 const durableObjectGB = 0.128;
 
@@ -245,7 +247,8 @@ function costPerThousand(row: Row): { total: number; terms: Record<string, numbe
     "DO requests": r.durableObjectRequest.usd * (1 + jobs),
     "DO duration": r.durableObjectGbS.usd * durableObjectGB * wallS,
     "R2 writes": r.r2ClassA.usd * thumbnails,
-    "Queues": 0,
+    // `fast` hands its runner work to the queue (write, read, delete per message); waiting profiles call directly.
+    "Queues": row.tool === "fast" ? r.queueOperation.usd * queueOperationsPerJob * jobs : 0,
     "Container CPU": r.containerVcpuS.usd * containerCpuS,
     "Container memory+disk": (r.containerGibS.usd * containerMemoryGiB + r.containerDiskGbS.usd * containerDiskGB) * containerBusyS,
   };
@@ -354,6 +357,6 @@ request per inspection; Durable Object requests 1 per inspection + 1 per runner 
 DO), DO duration = the inspection's wall time at 128 MB; container CPU = runner + engines CPU measured (CPU billed by
 use), memory (standard-1, 4 GiB) and disk (8 GB) for the runner jobs' logged time ÷ ${runnerConcurrency} jobs at once on a busy
 container (idle time before it sleeps not included); R2: one class A write per full image/video (the thumbnail; a
-storyboard adds 2, a waveform 1; standard's previews not counted), no reads (a later GET of a preview is class B); Queues: 0 (direct dispatch; queue dispatch adds 3 operations per
-runner job: write, read, delete); the plan's $5/month and its included amounts not subtracted; egress free.`);
+storyboard adds 2, a waveform 1; standard's previews not counted), no reads (a later GET of a preview is class B); Queues: 3 operations
+per runner job \`fast\` queues (write, read, delete), none for standard and full (direct dispatch); the plan's $5/month and its included amounts not subtracted; egress free.`);
 }
