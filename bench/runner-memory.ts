@@ -100,7 +100,7 @@ try {
   clearInterval(sampler);
   const after = treeRssKiB(runner.pid!);
   const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
-  console.log(`runner memory, RUNNER_CONCURRENCY=${concurrency}, ${jobs} jobs at once (${answers.filter((s) => s === 200).length} answered 200 in ${ms.toFixed(0)} ms):`);
+  console.log(`runner memory, RUNNER_CONCURRENCY=${concurrency}, ${jobs} jobs at once (${answers.filter((s) => s === 200).length} answered 200 in ${ms.toFixed(0)} ms; statuses ${[...new Set(answers)].sort().map((code) => `${code}×${answers.filter((s) => s === code).length}`).join(" ")}):`);
   console.log(`  cold start to healthy ${coldMs.toFixed(0)} ms (runner CPU ${coldCpuMs} ms, ${mib(coldRss)} resident then)`);
   console.log(`  idle ${mib(idle)}   peak (runner + ffprobe/ffmpeg children) ${mib(peak)}   after ${mib(after)}`);
 } finally {
