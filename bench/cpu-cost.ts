@@ -25,6 +25,7 @@ import { ensureBenchMedia, benchFiles, type BenchFile } from "./support/media.ts
 import { startLoopbackOrigin, type LoopbackOrigin } from "../testkit/loopback-origin.ts";
 import { startService, processesBelow, type StartedService } from "../testkit/start-service.ts";
 import { median } from "./support/stats.ts";
+import { runnerHealthPath } from "../shared/shapes/runner.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");
@@ -34,6 +35,11 @@ const ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "
 const tickMs = 1000 / ticksPerSecond;
 const perRunTimeoutMs = 120_000;
 const settleQuietMs = 400;
+/**
+ * `fast` hands its runner work to the queue, whose consumer takes a batch up to max_batch_timeout (1 s, wrangler.toml)
+ * later: its job must start inside fast's own measurement, not in the next tool's (which then seemed to start two).
+ */
+const settleAfterQueueMs = 2_000;
 const settleMaxMs = 30_000;
 const runId = Date.now().toString(36);
 /** Jobs at once per runner container (wrangler.jsonc RUNNER_CONCURRENCY): memory and disk are shared by them. */
@@ -41,6 +47,8 @@ const runnerConcurrency = 2;
 /** standard-1: 4 GiB of memory, 8 GB of disk. */
 const containerMemoryGiB = 4;
 const containerDiskGB = 8;
+/** Queue operations of one runner job sent through the queue: its write, read and delete (one 64 KB unit each). */
+const queueOperationsPerJob = 3;
 /** A Durable Object is billed for 128 MB while active, whatever it uses. */
 const durableObjectGB = 0.128;
 
@@ -108,10 +116,23 @@ function serviceParts(service: StartedService, runnerEntry: string): Parts {
   return parts;
 }
 
-interface Job { ms: number }
+interface Job { ms: number; engines: number; requestId?: string }
 
 function runnerJobs(service: StartedService): Job[] {
-  return service.jsonLines().flatMap((l) => (l.msg === "job" && l.job ? [{ ms: Number(l.job.ms) || 0 }] : []));
+  return service.jsonLines().flatMap((l) => (l.msg === "job" && l.job
+    ? [{ ms: Number(l.job.ms) || 0, engines: Number(l.job.engines) || 0, ...(typeof l.requestId === "string" ? { requestId: l.requestId } : {}) }]
+    : []));
+}
+
+/** The runner's own count of jobs running and waiting (GET /v1/health), undefined when it does not answer. */
+async function runnerBusy(service: StartedService): Promise<boolean | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${service.runnerPort}${runnerHealthPath}`, { signal: AbortSignal.timeout(2_000) });
+    const health = (await res.json()) as { active?: number; queued?: number };
+    return (health.active ?? 0) + (health.queued ?? 0) > 0;
+  } catch {
+    return undefined;
+  }
 }
 
 type ToolName = "fast" | "standard" | "full" | "ffprobe" | "ffprobe+ffmpeg";
@@ -126,12 +147,15 @@ interface Sample {
   originRequests: number;
   runnerJobs: number;
   runnerJobMs: number;
+  /** Engine processes (ffprobe, ffmpeg, ...) the run's runner jobs started, from their log lines. */
+  engineProcesses: number;
 }
 
-async function inspect(service: StartedService, url: string, profile: string): Promise<void> {
+async function inspect(service: StartedService, url: string, profile: string, requestId: string): Promise<void> {
   const res = await fetch(`${service.base}/api/v1/inspect?profile=${profile}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    // The runner's job lines carry it: each job is counted for the inspection that started it, whenever it ran.
+    headers: { "content-type": "application/json", "x-request-id": requestId },
     body: JSON.stringify({ url }),
     signal: AbortSignal.timeout(perRunTimeoutMs),
   });
@@ -155,11 +179,11 @@ async function byHand(tool: ToolName, url: string, file: BenchFile, scratch: str
     "-vf", "scale=320:320:force_original_aspect_ratio=decrease", join(scratch, "frame.jpg")]);
 }
 
-async function settle(origin: LoopbackOrigin, service: StartedService, runnerEntry: string): Promise<void> {
+async function settle(origin: LoopbackOrigin, service: StartedService, runnerEntry: string, quietMs = settleQuietMs): Promise<void> {
   const until = Date.now() + settleMaxMs;
   while (Date.now() < until) {
-    const quiet = origin.stats.inFlight === 0 && Date.now() - origin.stats.lastActivity >= settleQuietMs;
-    if (quiet && serviceParts(service, runnerEntry).enginesAlive === 0) return;
+    const quiet = origin.stats.inFlight === 0 && Date.now() - origin.stats.lastActivity >= quietMs;
+    if (quiet && serviceParts(service, runnerEntry).enginesAlive === 0 && (await runnerBusy(service)) !== true) return;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -172,16 +196,18 @@ async function measure(tool: ToolName, file: BenchFile, tag: string, ctx: Ctx): 
   const started = performance.now();
   try {
     if (tool === "ffprobe" || tool === "ffprobe+ffmpeg") await byHand(tool, url, file, ctx.scratch);
-    else await inspect(ctx.service, url, tool);
+    else await inspect(ctx.service, url, tool, tag);
   } catch (error) {
     await settle(ctx.origin, ctx.service, ctx.runnerEntry);
     return error instanceof Error ? error.message.split("\n")[0]!.slice(0, 200) : String(error);
   }
   const ms = performance.now() - started;
   const handAfter = reaped(readCpu("self"));
-  if (tool !== "ffprobe" && tool !== "ffprobe+ffmpeg") await settle(ctx.origin, ctx.service, ctx.runnerEntry);
+  if (tool !== "ffprobe" && tool !== "ffprobe+ffmpeg") await settle(ctx.origin, ctx.service, ctx.runnerEntry, tool === "fast" ? settleAfterQueueMs : settleQuietMs);
   const after = serviceParts(ctx.service, ctx.runnerEntry);
-  const jobs = runnerJobs(ctx.service).slice(jobsBefore);
+  // Jobs by the inspection's request id; jobs another run started are not this run's (their CPU, if they ran
+  // meanwhile, is: settling keeps that rare).
+  const jobs = runnerJobs(ctx.service).slice(jobsBefore).filter((j) => j.requestId === tag);
   return {
     ms,
     worker: (after.worker - before.worker) * tickMs,
@@ -192,6 +218,7 @@ async function measure(tool: ToolName, file: BenchFile, tag: string, ctx: Ctx): 
     originRequests: ctx.origin.tagStats(tag).requests,
     runnerJobs: jobs.length,
     runnerJobMs: jobs.reduce((s, j) => s + j.ms, 0),
+    engineProcesses: jobs.reduce((s, j) => s + j.engines, 0),
   };
 }
 
@@ -220,7 +247,8 @@ function costPerThousand(row: Row): { total: number; terms: Record<string, numbe
     "DO requests": r.durableObjectRequest.usd * (1 + jobs),
     "DO duration": r.durableObjectGbS.usd * durableObjectGB * wallS,
     "R2 writes": r.r2ClassA.usd * thumbnails,
-    "Queues": 0,
+    // `fast` hands its runner work to the queue (write, read, delete per message); waiting profiles call directly.
+    "Queues": row.tool === "fast" ? r.queueOperation.usd * queueOperationsPerJob * jobs : 0,
     "Container CPU": r.containerVcpuS.usd * containerCpuS,
     "Container memory+disk": (r.containerGibS.usd * containerMemoryGiB + r.containerDiskGbS.usd * containerDiskGB) * containerBusyS,
   };
@@ -276,7 +304,7 @@ export async function cpuCost(options: { rounds: number; files?: string }): Prom
 function printFile(rows: Row[]): void {
   const file = rows[0]!.file;
   console.log(`\n${file.name} — ${file.label}: CPU ms per run (medians)`);
-  console.log(`  ${"tool".padEnd(15)} ${"wall".padStart(6)} ${"worker".padStart(7)} ${"runner".padStart(7)} ${"engines".padStart(8)} ${"r+e".padStart(6)} ${"hand".padStart(6)} ${"harness".padStart(8)}  jobs  origin req`);
+  console.log(`  ${"tool".padEnd(15)} ${"wall".padStart(6)} ${"worker".padStart(7)} ${"runner".padStart(7)} ${"engines".padStart(8)} ${"r+e".padStart(6)} ${"hand".padStart(6)} ${"harness".padStart(8)}  jobs  engine procs  origin req`);
   for (const r of rows) {
     if (!r.samples.length) {
       console.log(`  ${r.tool.padEnd(15)} FAILED: ${r.errors[0]}`);
@@ -286,7 +314,7 @@ function printFile(rows: Row[]): void {
     const re = med(r, "runner") + med(r, "engines");
     console.log(`  ${r.tool.padEnd(15)} ${fmt(med(r, "ms")).padStart(6)} ${(hand ? "" : fmt(med(r, "worker"))).padStart(7)} ${(hand ? "" : fmt(med(r, "runner"))).padStart(7)} ` +
       `${(hand ? "" : fmt(med(r, "engines"))).padStart(8)} ${(hand ? "" : fmt(re)).padStart(6)} ${(hand ? fmt(med(r, "hand")) : "").padStart(6)} ` +
-      `${(hand ? "" : fmt(med(r, "harness"))).padStart(8)}  ${(hand ? "" : fmt(med(r, "runnerJobs"))).padStart(4)}  ${fmt(med(r, "originRequests")).padStart(10)}` +
+      `${(hand ? "" : fmt(med(r, "harness"))).padStart(8)}  ${(hand ? "" : fmt(med(r, "runnerJobs"))).padStart(4)}  ${(hand ? "" : fmt(med(r, "engineProcesses"))).padStart(12)}  ${fmt(med(r, "originRequests")).padStart(10)}` +
       `${r.errors.length ? `  (${r.errors.length} failed: ${r.errors[0]})` : ""}`);
   }
 }
@@ -329,6 +357,6 @@ request per inspection; Durable Object requests 1 per inspection + 1 per runner 
 DO), DO duration = the inspection's wall time at 128 MB; container CPU = runner + engines CPU measured (CPU billed by
 use), memory (standard-1, 4 GiB) and disk (8 GB) for the runner jobs' logged time ÷ ${runnerConcurrency} jobs at once on a busy
 container (idle time before it sleeps not included); R2: one class A write per full image/video (the thumbnail; a
-storyboard adds 2, a waveform 1; standard's previews not counted), no reads (a later GET of a preview is class B); Queues: 0 (direct dispatch; queue dispatch adds 3 operations per
-runner job: write, read, delete); the plan's $5/month and its included amounts not subtracted; egress free.`);
+storyboard adds 2, a waveform 1; standard's previews not counted), no reads (a later GET of a preview is class B); Queues: 3 operations
+per runner job \`fast\` queues (write, read, delete), none for standard and full (direct dispatch); the plan's $5/month and its included amounts not subtracted; egress free.`);
 }

@@ -44,12 +44,20 @@ function treeRssKiB(pid: number): number {
   return total;
 }
 
+/** utime + stime of a process, in clock ticks. */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
 const build = spawnSync(join(root, "media-runner", "node_modules", ".bin", "tsc"), ["-p", join(root, "media-runner", "tsconfig.build.json")], { stdio: "inherit" });
 if (build.status !== 0) process.exit(1);
 
 const samplesPort = await freePort();
 const samples = spawn(process.execPath, [join(root, "scripts", "samples.mjs")], { env: { ...process.env, SAMPLES_PORT: String(samplesPort) }, stdio: "ignore" });
 const port = await freePort();
+const spawnedAt = performance.now();
 const runner = spawn(process.execPath, [join(root, "media-runner", "dist", "media-runner", "src", "server.js")], {
   env: { ...process.env, RUNNER_TOKEN: token, RUNNER_PORT: String(port), RUNNER_CONCURRENCY: concurrency, SSRF_ALLOWLIST: `127.0.0.1:${samplesPort}` },
   stdio: ["ignore", "pipe", "inherit"],
@@ -61,7 +69,16 @@ const stop = () => {
 try {
   const until = Date.now() + 60_000;
   const up = async (url: string) => fetch(url).then((r) => r.ok, () => false);
-  while (!(await up(`http://127.0.0.1:${port}/v1/health`)) || !(await up(`http://127.0.0.1:${samplesPort}/video.mp4`))) {
+  // Cold start: from the spawn of plain `node` on the compiled runner to its first healthy answer (polled every
+  // 10 ms), and the CPU the runner spent on the way (utime + stime, 10 ms ticks).
+  while (!(await up(`http://127.0.0.1:${port}/v1/health`))) {
+    if (Date.now() > until) throw new Error("runner did not start");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const coldMs = performance.now() - spawnedAt;
+  const coldCpuMs = cpuTicks(runner.pid!) * 10;
+  const coldRss = treeRssKiB(runner.pid!);
+  while (!(await up(`http://127.0.0.1:${samplesPort}/video.mp4`))) {
     if (Date.now() > until) throw new Error("runner or samples did not start");
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -83,7 +100,8 @@ try {
   clearInterval(sampler);
   const after = treeRssKiB(runner.pid!);
   const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
-  console.log(`runner memory, RUNNER_CONCURRENCY=${concurrency}, ${jobs} jobs at once (${answers.filter((s) => s === 200).length} answered 200 in ${ms.toFixed(0)} ms):`);
+  console.log(`runner memory, RUNNER_CONCURRENCY=${concurrency}, ${jobs} jobs at once (${answers.filter((s) => s === 200).length} answered 200 in ${ms.toFixed(0)} ms; statuses ${[...new Set(answers)].sort().map((code) => `${code}×${answers.filter((s) => s === code).length}`).join(" ")}):`);
+  console.log(`  cold start to healthy ${coldMs.toFixed(0)} ms (runner CPU ${coldCpuMs} ms, ${mib(coldRss)} resident then)`);
   console.log(`  idle ${mib(idle)}   peak (runner + ffprobe/ffmpeg children) ${mib(peak)}   after ${mib(after)}`);
 } finally {
   stop();

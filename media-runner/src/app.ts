@@ -24,7 +24,7 @@ import { bearerMatches } from "./http/auth.ts";
 import { FairScheduler, flowOf } from "./http/fair-scheduler.ts";
 import { Shutdown, handBackRetryAfterSeconds } from "./http/shutdown.ts";
 import type { Binaries } from "./media/binaries.ts";
-import { processJob } from "./pipeline/process-job.ts";
+import { processJob, type JobStats } from "./pipeline/process-job.ts";
 import { RangeProxy } from "./proxy/range-proxy.ts";
 
 export const runnerVersion = "0.1.0";
@@ -136,11 +136,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
     const job = { host: new URL(parsed.data.url).host, category: parsed.data.category, stages: parsed.data.stages, ...(parsed.data.client ? { client: parsed.data.client } : {}) };
     const received = performance.now();
+    const stats: JobStats = {};
     let started = received;
     // One structured line per job (queue wait, run time and its steps, outcome); the request line fastify writes
     // has no job facts.
     const logJob = (outcome: string, code?: string, timings?: Record<string, number>, engineMs?: number) =>
-      request.log.info({ job: { ...job, outcome, ...(code ? { code } : {}), waitMs: Math.round(started - received), ms: Math.round(performance.now() - started), ...(timings ? { timings } : {}), ...(engineMs !== undefined ? { engineMs } : {}) } }, "job");
+      request.log.info({ job: { ...job, outcome, ...(code ? { code } : {}), waitMs: Math.round(started - received), ms: Math.round(performance.now() - started), ...(timings ? { timings } : {}), ...(engineMs !== undefined ? { engineMs } : {}), ...(stats.engines !== undefined ? { engines: stats.engines } : {}) } }, "job");
     const ticket = shutdown.admit();
     try {
       // A job still waiting for a slot when shutdown begins is handed back at once (ticket.handedBack).
@@ -153,7 +154,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           started = performance.now();
           const deadline = AbortSignal.timeout(config.jobTimeoutMs);
           const signal = AbortSignal.any([cancel.signal, deadline, ticket.signal]);
-          return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }).catch((error: unknown) => {
+          return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }, stats).catch((error: unknown) => {
             if (ticket.signal.aborted) throw ticket.signal.reason;
             if (deadline.aborted) {
               const late = new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);

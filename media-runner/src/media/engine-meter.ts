@@ -21,6 +21,8 @@ interface Running {
 
 export class EngineMeter {
   private finishedMs = 0;
+  /** Engine processes started for the job (the job log line reports it: what each job costs in start-ups). */
+  started = 0;
   private readonly running = new Set<Running>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -45,6 +47,7 @@ export class EngineMeter {
   start(kill: (error: RunnerError) => void): () => void {
     if (this.remainingMs <= 0) throw engineBudgetSpent();
     const engine: Running = { started: performance.now(), kill };
+    this.started++;
     this.running.add(engine);
     this.schedule();
     return () => {

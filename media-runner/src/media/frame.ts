@@ -5,6 +5,7 @@
  */
 import { RunnerError } from "../errors.ts";
 import { engineDiagnostics, ffmpegOutputBoundArgs, safeInputArgs } from "./engine-args.ts";
+import { frameThreads } from "./limits.ts";
 import { runProcess } from "./run-process.ts";
 
 export interface FrameOptions {
@@ -67,6 +68,8 @@ export async function extractFrame(input: string, timeSeconds: number, options: 
     [
       "-hide_banner", "-nostdin", "-loglevel", "error",
       ...(options.inputArgs ?? safeInputArgs(options.maxPixels)),
+      // After the shared bounds, so it replaces their decoder thread count for this one-frame decode.
+      "-threads", String(frameThreads),
       ...(timeSeconds > 0 ? ["-ss", timeSeconds.toFixed(3)] : []),
       ...seekArgs[options.mode],
       // ffprobe already read the streams; the frame step needs only the decoder's setup, not 5 s of packets.

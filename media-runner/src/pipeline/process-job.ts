@@ -28,7 +28,7 @@ const pipelines: Readonly<Record<RunnerCategory, Pipeline>> = {
  * engine time (the meter every engine of the job registers with). What it spent goes back in the answer, or
  * on the error when it fails, so the Worker can charge it to the inspection whichever way the job ended.
  */
-export async function processJob(request: RunnerRequest, base: JobContext): Promise<RunnerResponse> {
+export async function processJob(request: RunnerRequest, base: JobContext, stats: JobStats = {}): Promise<RunnerResponse> {
   const engines = new EngineMeter(request.budget?.engineMs ?? inspectionEngineSecondsBudget * 1000);
   const budget = new JobBudget(request.budget);
   try {
@@ -37,7 +37,14 @@ export async function processJob(request: RunnerRequest, base: JobContext): Prom
   } catch (error) {
     if (isRunnerError(error)) error.usage = { requests: budget.used.requests, bytes: budget.used.bytes, engineMs: engines.usedMs };
     throw error;
+  } finally {
+    stats.engines = engines.started;
   }
+}
+
+/** What the job's log line reports beside its answer: engine processes started (each costs its start-up). */
+export interface JobStats {
+  engines?: number;
 }
 
 async function runJob(request: RunnerRequest, base: JobContext, budget: JobBudget): Promise<RunnerResponse> {
