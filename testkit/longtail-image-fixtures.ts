@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scene } from "./image-format-fixtures.ts";
-import { bc6hSolidBlock, bc7SolidBlock, dx10Dds, dxgi, oldStyleJpegTiff, textureBlocks } from "./texture-fixtures.ts";
+import { bc6hSolidBlock, bc7SolidBlock, dx10Dds, dxgi, oldStyleJpegTablesTiff, oldStyleJpegTiff, textureBlocks } from "./texture-fixtures.ts";
 
 export interface LongtailFixture {
   file: string;
@@ -50,6 +50,7 @@ export const longtailFixtures: readonly LongtailFixture[] = [
   { file: "lt-12bit-lzw.tif", ...still },
   { file: "lt-12bit-planar-zip.tif", ...still },
   { file: "lt-ojpeg.tif", ...still },
+  { file: "lt-ojpeg-tables.tif", ...still },
   { file: "lt-icc-p3.jp2", ...still },
 ];
 
@@ -215,6 +216,11 @@ const makers: Record<string, (out: string) => void> = {
     ffmpeg(["-f", "lavfi", "-i", `color=c=0xd03030:s=${scene.width}x${scene.height},drawbox=x=${scene.split}:y=0:w=${scene.width - scene.split}:h=${scene.height}:color=0x2050c0:t=fill`,
       "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", `${out}.src.jpg`]);
     writeFileSync(out, oldStyleJpegTiff(readFileSync(`${out}.src.jpg`), scene.width, scene.height));
+  },
+  "lt-ojpeg-tables.tif": (out) => {
+    ffmpeg(["-f", "lavfi", "-i", `color=c=0xd03030:s=${scene.width}x${scene.height},drawbox=x=${scene.split}:y=0:w=${scene.width - scene.split}:h=${scene.height}:color=0x2050c0:t=fill`,
+      "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", `${out}.src.jpg`]);
+    writeFileSync(out, oldStyleJpegTablesTiff(readFileSync(`${out}.src.jpg`), scene.width, scene.height));
   },
   "lt-icc-p3.jp2": (out) => {
     // ImageMagick writes JP2 with the enumerated sRGB colour box; the picture's own ICC profile (Display P3, which

@@ -107,3 +107,78 @@ export function oldStyleJpegTiff(jpeg: Uint8Array, width: number, height: number
   for (let i = 0; i < 3; i++) out.writeUInt16LE(8, bitsAt + i * 2);
   return Buffer.concat([out, jpeg]);
 }
+
+/** A baseline JPEG's tables, frame components and entropy-coded data, by walking its marker segments. */
+function jpegParts(jpeg: Uint8Array) {
+  const q = new Map<number, Uint8Array>();
+  const huffman = new Map<number, Uint8Array>(); // key: class << 4 | id; value: 16 counts + symbols
+  const components: { sampling: number; q: number; dc: number; ac: number }[] = [];
+  for (let o = 2; o + 4 <= jpeg.length;) {
+    const marker = jpeg[o + 1]!;
+    const length = (jpeg[o + 2]! << 8) | jpeg[o + 3]!;
+    const body = jpeg.subarray(o + 4, o + 2 + length);
+    if (marker === 0xdb) for (let p = 0; p + 65 <= body.length; p += 65) q.set(body[p]! & 15, body.subarray(p + 1, p + 65));
+    if (marker === 0xc4) {
+      for (let p = 0; p + 17 <= body.length;) {
+        const n = body.subarray(p + 1, p + 17).reduce((a, c) => a + c, 0);
+        huffman.set(body[p]!, body.subarray(p + 1, p + 17 + n));
+        p += 17 + n;
+      }
+    }
+    if (marker === 0xc0) for (let i = 0; i < body[5]!; i++) components.push({ sampling: body[7 + i * 3]!, q: body[8 + i * 3]!, dc: 0, ac: 0 });
+    if (marker === 0xda) {
+      for (let i = 0; i < body[0]!; i++) Object.assign(components[i]!, { dc: body[2 + i * 2]! >> 4, ac: body[2 + i * 2]! & 15 });
+      return { q, huffman, components, scan: jpeg.subarray(o + 2 + length, jpeg.length - 2) };
+    }
+    o += 2 + length;
+  }
+  throw new Error("no scan in the JPEG");
+}
+
+/**
+ * An old-style-JPEG TIFF without a JFIF stream: the JPEG's quantisation and Huffman tables stored apart and
+ * named per component by JPEGQTables (519), JPEGDCTables (520) and JPEGACTables (521), the strip holding only
+ * the entropy-coded data; libtiff rebuilds the JPEG from them. YCbCr 4:2:0, one strip, big-endian.
+ */
+export function oldStyleJpegTablesTiff(jpeg: Uint8Array, width: number, height: number): Buffer {
+  const { q, huffman, components, scan } = jpegParts(jpeg);
+  const blobs: Uint8Array[] = [];
+  const placed = new Map<Uint8Array, number>();
+  const entries: [number, 3 | 4, number[]][] = [];
+  const n = 15;
+  const ifdAt = 8;
+  let at = ifdAt + 2 + n * 12 + 4;
+  const place = (bytes: Uint8Array) => {
+    if (!placed.has(bytes)) { placed.set(bytes, at); blobs.push(bytes); at += bytes.length; }
+    return placed.get(bytes)!;
+  };
+  const arrays = new Map<number, number[]>([
+    [258, [8, 8, 8]],
+    [519, components.map((c) => place(q.get(c.q)!))],
+    [520, components.map((c) => place(huffman.get(c.dc)!))],
+    [521, components.map((c) => place(huffman.get(0x10 | c.ac)!))],
+  ]);
+  const stripAt = place(scan);
+  entries.push([256, 3, [width]], [257, 3, [height]], [258, 3, arrays.get(258)!], [259, 3, [6]], [262, 3, [6]], [273, 4, [stripAt]],
+    [277, 3, [3]], [278, 3, [height]], [279, 4, [scan.length]], [284, 3, [1]], [512, 3, [1]], [519, 4, arrays.get(519)!],
+    [520, 4, arrays.get(520)!], [521, 4, arrays.get(521)!], [530, 3, [components[0]!.sampling >> 4, components[0]!.sampling & 15]]);
+  // Arrays too long for the entry's 4 bytes go after the blobs.
+  const out = Buffer.alloc(at + 64);
+  out.write("MM\0*", 0, "latin1");
+  out.writeUInt32BE(ifdAt, 4);
+  out.writeUInt16BE(entries.length, ifdAt);
+  let extra = at;
+  entries.forEach(([tag, type, values], i) => {
+    const e = ifdAt + 2 + i * 12;
+    out.writeUInt16BE(tag, e);
+    out.writeUInt16BE(type, e + 2);
+    out.writeUInt32BE(values.length, e + 4);
+    const size = type === 3 ? 2 : 4;
+    let target = e + 8;
+    if (values.length * size > 4) { out.writeUInt32BE(extra, e + 8); target = extra; extra += values.length * size; }
+    values.forEach((v, k) => (size === 2 ? out.writeUInt16BE(v, target + k * 2) : out.writeUInt32BE(v, target + k * 4)));
+  });
+  let o = ifdAt + 2 + n * 12 + 4;
+  for (const blob of blobs) { out.set(blob, o); o += blob.length; }
+  return out.subarray(0, extra);
+}

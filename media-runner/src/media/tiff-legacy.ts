@@ -1,7 +1,8 @@
 /**
  * Two TIFF layouts that neither libvips (as sharp ships it) nor ffmpeg 5.1 decodes:
- * - old-style JPEG (compression 6): libvips's libtiff is built without it and ffmpeg has none. Most such files
- *   carry a whole JFIF stream that JPEGInterchangeFormat (tag 513) points at: that slice is the picture.
+ * - old-style JPEG (compression 6): libvips's libtiff is built without it, and ffmpeg's TIFF decoder turns it
+ *   into a flat green frame. The JPEG is the JFIF stream JPEGInterchangeFormat (tag 513) points at, or one
+ *   rebuilt from the tables and strips the directory names (oldJpegStream); sharp decodes it.
  * - 12 bits a sample (scanners, cameras, microscopes): libvips refuses samples that are not whole bytes and
  *   ffmpeg refuses 36-bit RGB. The strips are decompressed here (none, LZW, Deflate, PackBits) and the samples
  *   unpacked to 8 bits for the preview.
@@ -56,13 +57,102 @@ export function readFirstIfd(file: Uint8Array): Tags | undefined {
 
 const first = (tags: Tags, tag: number, fallback?: number) => tags.get(tag)?.[0] ?? fallback;
 
-/** The JFIF stream an old-style-JPEG TIFF names, when there is one. */
+/** A JPEG marker segment: FF, marker, big-endian length (payload + 2), payload. */
+function segment(marker: number, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + payload.length);
+  out.set([0xff, marker, (payload.length + 2) >> 8, (payload.length + 2) & 0xff]);
+  out.set(payload, 4);
+  return out;
+}
+
+const concat = (parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+};
+
+/**
+ * The JPEG an old-style-JPEG TIFF holds: the JFIF stream JPEGInterchangeFormat names when it is whole (it has
+ * a scan), else one rebuilt as libtiff does from the tables the directory points at (JPEGQTables,
+ * JPEGDCTables, JPEGACTables: one of each per component), a baseline frame header from the picture's size and
+ * YCbCr subsampling, and the strips' entropy-coded data, strip after strip with a restart marker between them
+ * (each strip starts its DC prediction afresh, which is what a restart does).
+ */
 export function oldJpegStream(file: Uint8Array, tags: Tags): Uint8Array | undefined {
   if (first(tags, 259) !== 6) return undefined;
   const offset = first(tags, 513);
-  if (offset === undefined || offset + 4 > file.length || file[offset] !== 0xff || file[offset + 1] !== 0xd8) return undefined;
-  const length = first(tags, 514);
-  return file.subarray(offset, length ? Math.min(file.length, offset + length) : file.length);
+  if (offset !== undefined && offset + 4 <= file.length && file[offset] === 0xff && file[offset + 1] === 0xd8) {
+    const length = first(tags, 514);
+    const stream = file.subarray(offset, length ? Math.min(file.length, offset + length) : file.length);
+    if (hasScan(stream)) return stream;
+  }
+  return rebuiltOldJpeg(file, tags);
+}
+
+/** Whether a JPEG stream has a start-of-scan marker (a walk over its marker segments). */
+function hasScan(stream: Uint8Array): boolean {
+  for (let o = 2; o + 4 <= stream.length;) {
+    if (stream[o] !== 0xff) return false;
+    const marker = stream[o + 1]!;
+    if (marker === 0xda) return true;
+    if (marker === 0xd9) return false;
+    o += 2 + ((stream[o + 2]! << 8) | stream[o + 3]!);
+  }
+  return false;
+}
+
+function rebuiltOldJpeg(file: Uint8Array, tags: Tags): Uint8Array | undefined {
+  const width = first(tags, 256, 0)!;
+  const height = first(tags, 257, 0)!;
+  const components = first(tags, 277, 1)!;
+  const q = tags.get(519);
+  const dc = tags.get(520);
+  const ac = tags.get(521);
+  if (first(tags, 512, 1) !== 1 || !q || !dc || !ac || width === 0 || height === 0 || width > 65535 || height > 65535) return undefined;
+  if ((components !== 1 && components !== 3) || q.length < components || dc.length < components || ac.length < components) return undefined;
+  const [h, v] = components === 3 && first(tags, 262) === 6 ? [tags.get(530)?.[0] ?? 2, tags.get(530)?.[1] ?? 2] : [1, 1];
+  if (![1, 2, 4].includes(h) || ![1, 2, 4].includes(v)) return undefined;
+  const parts: Uint8Array[] = [new Uint8Array([0xff, 0xd8])];
+  // RGB stored as JPEG: an Adobe segment saying "no colour transform", or a decoder would take it for YCbCr.
+  if (first(tags, 262) === 2) parts.push(segment(0xee, new Uint8Array([0x41, 0x64, 0x6f, 0x62, 0x65, 0, 100, 0, 0, 0, 0, 0])));
+  for (let i = 0; i < components; i++) {
+    const table = q[i]!;
+    if (table + 64 > file.length) return undefined;
+    parts.push(segment(0xdb, concat([new Uint8Array([i]), file.subarray(table, table + 64)])));
+    for (const [cls, offsets] of [[0, dc], [1, ac]] as const) {
+      const at = offsets[i]!;
+      if (at + 16 > file.length) return undefined;
+      const values = file.subarray(at, at + 16).reduce((n, c) => n + c, 0);
+      if (values > 256 || at + 16 + values > file.length) return undefined;
+      parts.push(segment(0xc4, concat([new Uint8Array([(cls << 4) | i]), file.subarray(at, at + 16 + values)])));
+    }
+  }
+  const strips = tags.get(273) ?? [];
+  const counts = tags.get(279) ?? [];
+  const rowsPerStrip = Math.min(first(tags, 278, height)!, height);
+  const mcuRows = 8 * v;
+  const restart = first(tags, 515, 0)!;
+  // Strips joined by restart markers need whole MCU rows per strip and no restart interval of the file's own.
+  const joined = strips.length > 1 && restart === 0 && rowsPerStrip % mcuRows === 0;
+  const interval = joined ? Math.ceil(width / (8 * h)) * (rowsPerStrip / mcuRows) : restart;
+  if (interval > 0) parts.push(segment(0xdd, new Uint8Array([interval >> 8, interval & 0xff])));
+  const frame = [8, height >> 8, height & 0xff, width >> 8, width & 0xff, components];
+  for (let i = 0; i < components; i++) frame.push(i + 1, i === 0 ? (h << 4) | v : 0x11, i);
+  parts.push(segment(0xc0, new Uint8Array(frame)));
+  const scan = [components];
+  for (let i = 0; i < components; i++) scan.push(i + 1, (i << 4) | i);
+  scan.push(0, 63, 0);
+  parts.push(segment(0xda, new Uint8Array(scan)));
+  const used = joined ? strips.length : 1;
+  for (let s = 0; s < used; s++) {
+    const at = strips[s]!;
+    if (at >= file.length) break;
+    if (s > 0) parts.push(new Uint8Array([0xff, 0xd0 + ((s - 1) & 7)]));
+    parts.push(file.subarray(at, Math.min(file.length, at + (counts[s] ?? file.length))));
+  }
+  parts.push(new Uint8Array([0xff, 0xd9]));
+  return concat(parts);
 }
 
 /** TIFF's LZW (MSB-first codes, code width grows one code early), into at most `limit` bytes. */
