@@ -15,6 +15,7 @@ import { decodeBc6hBlock, decodeBc7Block } from "../../media-runner/src/media/bp
 import { bptcTextureOf, decodeBptcSurface } from "../../media-runner/src/media/dds-bptc.ts";
 import { oldJpegStream, readFirstIfd, tiffLzw, unpack12BitTiff } from "../../media-runner/src/media/tiff-legacy.ts";
 import { dx10Dds, dxgi } from "../../testkit/texture-fixtures.ts";
+import { editSpan, readEditList } from "../../worker/probe/mp4-edit-list.ts";
 
 const dir = join(tmpdir(), "media-inspect-ps-fixtures");
 const ffprobe = (file: string) => JSON.parse(execFileSync(process.env.FFPROBE_PATH ?? "ffprobe", ["-v", "quiet", "-of", "json",
@@ -220,6 +221,16 @@ describe("texture and legacy TIFF readers on hostile bytes", () => {
     for (let seed = 1; seed <= 300; seed++) expect(tiffLzw(noise(2048, seed * 69069), 10_000).length).toBeLessThanOrEqual(10_000);
     const clears = new Uint8Array(100_000).fill(0x80); // 9-bit code 256 over and over: no output
     expect(tiffLzw(clears, 1000).length).toBe(0);
+  });
+
+  it("MP4 edit lists: random bodies and lying counts give at most the edits the body holds, and a finite span or none", () => {
+    for (let seed = 1; seed <= 500; seed++) {
+      const body = noise(8 + (seed % 7) * 20, seed * 2246822519);
+      const edits = readEditList(body, 0, body.length);
+      expect(edits.length).toBeLessThanOrEqual(Math.floor((body.length - 8) / 12));
+      const span = editSpan(edits, 1 + (seed % 90000));
+      if (span) expect(Number.isFinite(span.startSeconds) && (span.presentedSeconds === undefined || Number.isFinite(span.presentedSeconds))).toBe(true);
+    }
   });
 
   it("an old-style-JPEG directory whose table offsets point past the file rebuilds nothing", () => {
