@@ -17,6 +17,8 @@ export interface LongtailFixture {
   /** The scene is in the picture (left red, right blue); false for a photo-like test frame or a cut scan. */
   scene: boolean;
   hasAlpha?: boolean;
+  /** The colour space its header names, when not sRGB (an embedded profile's). */
+  colorSpace?: string;
 }
 
 const photo = { width: 320, height: 240, scene: false } as const;
@@ -51,7 +53,7 @@ export const longtailFixtures: readonly LongtailFixture[] = [
   { file: "lt-12bit-planar-zip.tif", ...still },
   { file: "lt-ojpeg.tif", ...still },
   { file: "lt-ojpeg-tables.tif", ...still },
-  { file: "lt-icc-p3.jp2", ...still },
+  { file: "lt-icc-p3.jp2", ...still, colorSpace: "display-p3" },
 ];
 
 /** A marker segment: FF, marker, big-endian length (payload + 2), payload. */

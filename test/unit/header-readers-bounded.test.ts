@@ -233,6 +233,20 @@ describe("texture and legacy TIFF readers on hostile bytes", () => {
     }
   });
 
+  it("JPEG 2000: a colr box with an ICC profile of random or cut bytes gives facts or none, never a throw", () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const icc = noise(seed % 3 === 0 ? 40 : 200, seed * 1103515245);
+      const jp2 = new Uint8Array(8 + 22 + 11 + icc.length);
+      const view = new DataView(jp2.buffer);
+      view.setUint32(0, jp2.length); jp2.set([0x6a, 0x70, 0x32, 0x68], 4); // jp2h
+      view.setUint32(8, 22); jp2.set([0x69, 0x68, 0x64, 0x72], 12); view.setUint16(24, 3); // ihdr, 3 components
+      view.setUint32(30, 11 + icc.length - (seed % 5)); jp2.set([0x63, 0x6f, 0x6c, 0x72], 34); jp2[38] = 2 + (seed % 2);
+      jp2.set(icc, 41);
+      expect(() => jpeg2000ColorFacts(jp2)).not.toThrow();
+      expect(jpeg2000ColorFacts(jp2)?.hasAlpha).toBe(false);
+    }
+  });
+
   it("an old-style-JPEG directory whose table offsets point past the file rebuilds nothing", () => {
     const tags = new Map<number, number[]>([[256, [16]], [257, [16]], [259, [6]], [262, [6]], [277, [3]], [273, [8]], [279, [4]],
       [519, [1e9, 1e9, 1e9]], [520, [8, 8, 8]], [521, [8, 8, 8]]]);
