@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bptcTextureOf, decodeBptcSurface } from "../../media-runner/src/media/dds-bptc.ts";
+import { openImageWith } from "../../media-runner/src/media/image-decode.ts";
 import { dx10Dds, dxgi } from "../../testkit/texture-fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bptc-"));
@@ -77,6 +78,26 @@ describe("BPTC blocks decoded as Pillow decodes them", () => {
     // Block row 0 (6 blocks) and the first block of row 1 are held; the rest stays zero.
     expect(Buffer.from(cut.data.subarray(0, 24 * 4 * 4))).toEqual(Buffer.from(full.data.subarray(0, 24 * 4 * 4)));
     expect(cut.data.subarray(24 * 4 * 8).every((v) => v === 0)).toBe(true);
+  });
+
+  it("a texture over twice the largest preview is sampled a block at a time, and keeps its own size as declared", async () => {
+    const blocks = randomBlocks(1500 * 25, 11, (b) => { if (b[0] === 0) b[0] = 0x40; });
+    const file = dx10Dds(6000, 100, dxgi.bc7, blocks);
+    const full = decodeBptcSurface(file, bptcTextureOf(file)!, 1 << 20);
+    const sampled = decodeBptcSurface(file, bptcTextureOf(file)!, 1 << 20, 1280);
+    // Step 4 (6000 / 1280): blocks 0, 4, 8, ... of rows 0, 4, 8, ...
+    expect(sampled).toMatchObject({ width: 1500, height: 28, channels: 4 });
+    const texel = (img: { data: Uint8Array; width: number }, x: number, y: number) => Array.from(img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 4));
+    for (const [bx, by] of [[0, 0], [10, 3], [374, 6]] as const) {
+      for (const [tx, ty] of [[0, 0], [3, 2]] as const) expect(texel(sampled, bx * 4 + tx, by * 4 + ty)).toEqual(texel(full, bx * 16 + tx, by * 16 + ty));
+    }
+    const path = join(dir, "wide.dds");
+    writeFileSync(path, file);
+    const opened = await openImageWith({ kind: "dds-bptc" }, path, { ffmpeg: "ffmpeg", timeoutMs: 10_000, maxPixels: 50_000_000 });
+    expect(opened.declared).toEqual({ width: 6000, height: 100 });
+    const small = dx10Dds(96, 64, dxgi.bc7, randomBlocks(24 * 16, 3));
+    writeFileSync(path, small);
+    expect((await openImageWith({ kind: "dds-bptc" }, path, { ffmpeg: "ffmpeg", timeoutMs: 10_000, maxPixels: 50_000_000 })).declared).toBeUndefined();
   });
 
   it("the pixel wall is checked on the header's size before anything is allocated", () => {

@@ -42,8 +42,10 @@ const weights: Record<number, readonly number[]> = {
   4: [0, 4, 9, 13, 17, 21, 26, 30, 34, 38, 43, 47, 51, 55, 60, 64],
 };
 
+interface Layout { subset: Uint8Array; anchor: Uint8Array }
+
 /** Subset of each texel and whether it is an anchor (its index has one bit less). */
-function layout(subsets: number, shape: number): { subset: Uint8Array; anchor: Uint8Array } {
+function layout(subsets: number, shape: number): Layout {
   const subset = new Uint8Array(16);
   const anchor = new Uint8Array(16);
   anchor[0] = 1;
@@ -58,16 +60,31 @@ function layout(subsets: number, shape: number): { subset: Uint8Array; anchor: U
   return { subset, anchor };
 }
 
-/** LSB-first reader over one 16-byte block; reads past bit 128 give zeros. */
+/** Every layout, made once: [subsets][shape]. */
+const layouts: readonly (readonly Layout[])[] = [[], [layout(1, 0)], Array.from({ length: 64 }, (_, i) => layout(2, i)),
+  Array.from({ length: 64 }, (_, i) => layout(3, i))];
+
+/** LSB-first reader over one 16-byte block, a 32-bit word at a time; reads past bit 128 give zeros. */
 class BlockBits {
   private at = 0;
-  constructor(private readonly block: Uint8Array) {}
-  bits(count: number): number {
-    let value = 0;
-    for (let i = 0; i < count; i++, this.at++) {
-      if (this.at < 128 && (this.block[this.at >> 3]! >> (this.at & 7)) & 1) value |= 1 << i;
+  private readonly words = new Uint32Array(5);
+  load(block: Uint8Array): this {
+    for (let w = 0; w < 4; w++) {
+      const o = w * 4;
+      this.words[w] = (block[o]! | (block[o + 1]! << 8) | (block[o + 2]! << 16) | (block[o + 3]! << 24)) >>> 0;
     }
-    return value >>> 0;
+    this.at = 0;
+    return this;
+  }
+  /** Up to 16 bits. */
+  bits(count: number): number {
+    const w = this.at >>> 5;
+    const off = this.at & 31;
+    this.at += count;
+    if (w > 3) return 0;
+    let v = this.words[w]! >>> off;
+    if (off + count > 32) v |= this.words[w + 1]! << (32 - off);
+    return v & ((1 << count) - 1);
   }
   /** `count` bits stored most significant first (BC6H modes 13 and 14 keep their high endpoint bits so). */
   reversed(count: number): number {
@@ -77,11 +94,17 @@ class BlockBits {
   }
 }
 
+const bits = new BlockBits();
+/** Scratch space reused from block to block (decoding is synchronous). */
+const endpoints = new Int32Array(24);
+const firstIndex = new Uint8Array(16);
+const secondIndex = new Uint8Array(16);
+
 const interpolate = (a: number, b: number, w: number) => ((64 - w) * a + w * b + 32) >> 6;
 
 /** BC7: one block into 16 RGBA pixels (64 bytes, texel order row by row). */
 export function decodeBc7Block(block: Uint8Array, out: Uint8Array): void {
-  const r = new BlockBits(block);
+  const r = bits.load(block);
   let mode = 0;
   while (mode < 8 && r.bits(1) === 0) mode++;
   if (mode === 8) { out.fill(0, 0, 64); return; }
@@ -91,46 +114,51 @@ export function decodeBc7Block(block: Uint8Array, out: Uint8Array): void {
   const selector = mode === 4 ? r.bits(1) : 0;
   const colourBits = [4, 6, 5, 7, 5, 7, 7, 5][mode]!;
   const alphaBits = [0, 0, 0, 0, 6, 8, 7, 5][mode]!;
-  const endpoints = subsets * 2;
-  const ep: number[][] = Array.from({ length: endpoints }, () => [0, 0, 0, 255]);
-  for (let c = 0; c < 3; c++) for (let e = 0; e < endpoints; e++) ep[e]![c] = r.bits(colourBits);
-  if (alphaBits) for (let e = 0; e < endpoints; e++) ep[e]![3] = r.bits(alphaBits);
+  const count = subsets * 2;
+  const ep = endpoints; // endpoint e, channel c at e * 4 + c
+  for (let c = 0; c < 3; c++) for (let e = 0; e < count; e++) ep[e * 4 + c] = r.bits(colourBits);
+  for (let e = 0; e < count; e++) ep[e * 4 + 3] = alphaBits ? r.bits(alphaBits) : 255;
   // P-bits: one per endpoint (modes 0, 3, 6, 7), one per subset (mode 1), none otherwise.
-  const pbits = mode === 0 || mode === 3 || mode === 6 || mode === 7 ? endpoints : mode === 1 ? 2 : 0;
-  const p: number[] = [];
-  for (let i = 0; i < pbits; i++) p.push(r.bits(1));
-  for (let e = 0; e < endpoints; e++) {
-    const bit = pbits === endpoints ? p[e] : pbits === 2 ? p[e >> 1] : undefined;
+  const pbits = mode === 0 || mode === 3 || mode === 6 || mode === 7 ? count : mode === 1 ? 2 : 0;
+  let p = 0;
+  for (let i = 0; i < pbits; i++) p |= r.bits(1) << i;
+  for (let e = 0; e < count; e++) {
+    const bit = pbits === count ? (p >> e) & 1 : pbits === 2 ? (p >> (e >> 1)) & 1 : -1;
     for (let c = 0; c < 4; c++) {
       if (c === 3 && !alphaBits) continue;
       let precision = c === 3 ? alphaBits : colourBits;
-      let v = ep[e]![c]!;
-      if (bit !== undefined) { v = (v << 1) | bit; precision++; }
+      let v = ep[e * 4 + c]!;
+      if (bit >= 0) { v = (v << 1) | bit; precision++; }
       v <<= 8 - precision;
-      ep[e]![c] = v | (v >> precision);
+      ep[e * 4 + c] = v | (v >> precision);
     }
   }
-  const { subset, anchor } = layout(subsets, shape);
+  const { subset, anchor } = layouts[subsets]![shape]!;
   const indexBits = mode === 0 || mode === 1 ? 3 : mode === 6 ? 4 : 2;
   const secondBits = mode === 4 ? 3 : mode === 5 ? 2 : 0;
-  const first = new Uint8Array(16);
-  for (let t = 0; t < 16; t++) first[t] = r.bits(indexBits - anchor[t]!);
-  const second = new Uint8Array(16);
-  if (secondBits) for (let t = 0; t < 16; t++) second[t] = r.bits(t === 0 ? secondBits - 1 : secondBits);
+  for (let t = 0; t < 16; t++) firstIndex[t] = r.bits(indexBits - anchor[t]!);
+  if (secondBits) for (let t = 0; t < 16; t++) secondIndex[t] = r.bits(t === 0 ? secondBits - 1 : secondBits);
+  const w1 = weights[indexBits]!;
+  const w2 = secondBits ? weights[secondBits]! : w1;
   for (let t = 0; t < 16; t++) {
-    const a = ep[subset[t]! * 2]!;
-    const b = ep[subset[t]! * 2 + 1]!;
-    let colourW = weights[indexBits]![first[t]!]!;
+    const a = subset[t]! * 8;
+    const b = a + 4;
+    let colourW = w1[firstIndex[t]!]!;
     let alphaW = colourW;
     if (secondBits) {
-      const w2 = weights[secondBits]![second[t]!]!;
-      if (selector) alphaW = colourW, colourW = w2;
-      else alphaW = w2;
+      if (selector) alphaW = colourW, colourW = w2[secondIndex[t]!]!;
+      else alphaW = w2[secondIndex[t]!]!;
     }
-    const px = [interpolate(a[0]!, b[0]!, colourW), interpolate(a[1]!, b[1]!, colourW), interpolate(a[2]!, b[2]!, colourW),
-      interpolate(a[3]!, b[3]!, alphaW)];
-    if (rotation) [px[rotation - 1], px[3]] = [px[3]!, px[rotation - 1]!];
-    out.set(px, t * 4);
+    const o = t * 4;
+    out[o] = interpolate(ep[a]!, ep[b]!, colourW);
+    out[o + 1] = interpolate(ep[a + 1]!, ep[b + 1]!, colourW);
+    out[o + 2] = interpolate(ep[a + 2]!, ep[b + 2]!, colourW);
+    out[o + 3] = interpolate(ep[a + 3]!, ep[b + 3]!, alphaW);
+    if (rotation) {
+      const swap = out[o + rotation - 1]!;
+      out[o + rotation - 1] = out[o + 3]!;
+      out[o + 3] = swap;
+    }
   }
 }
 
@@ -193,48 +221,60 @@ function halfToFloat(h: number): number {
   return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
 }
 
+/** Each half float's preview byte: clamped to [0, 1], times 255, truncated. Built on first use (64 KiB). */
+let halfBytes: Uint8Array | undefined;
+function halfToByte(h: number): number {
+  if (!halfBytes) {
+    halfBytes = new Uint8Array(65536);
+    for (let i = 0; i < 65536; i++) {
+      const v = halfToFloat(i);
+      halfBytes[i] = v > 0 ? Math.trunc(Math.min(1, v) * 255) : 0;
+    }
+  }
+  return halfBytes[h & 0xffff]!;
+}
+
 /**
  * BC6H: one block into 16 RGB pixels as 8-bit (48 bytes). HDR values are clamped to [0, 1] and scaled, which
  * is what a preview can show; reserved modes give black.
  */
 export function decodeBc6hBlock(block: Uint8Array, signed: boolean, out: Uint8Array): void {
-  const r = new BlockBits(block);
+  const r = bits.load(block);
   let code = r.bits(2);
   if (code > 1) code |= r.bits(3) << 2;
   const mode = bc6Modes.get(code);
   if (!mode) { out.fill(0, 0, 48); return; }
-  const e = [[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]];
+  const e = endpoints; // endpoint i, channel c at i * 3 + c
+  e.fill(0, 0, 12);
   let shape = 0;
   for (const field of parsedFields.get(code)!) {
     if (field === "shape") { shape = r.bits(5); continue; }
     const v = field.reversed ? r.reversed(field.bits) : r.bits(field.bits);
-    e[field.endpoint]![field.channel]! |= v << field.shift;
+    e[field.endpoint * 3 + field.channel]! |= v << field.shift;
   }
   const regions = code === 0x03 || code === 0x07 || code === 0x0b || code === 0x0f ? 1 : 2;
-  const endpoints = regions * 2;
+  const count = regions * 2;
   const mask = (1 << mode.ep) - 1;
   for (let c = 0; c < 3; c++) {
-    if (signed) e[0]![c] = signExtend(e[0]![c]!, mode.ep);
-    for (let i = 1; i < endpoints; i++) {
-      let v = e[i]![c]!;
+    if (signed) e[c] = signExtend(e[c]!, mode.ep);
+    for (let i = 1; i < count; i++) {
+      let v = e[i * 3 + c]!;
       if (mode.transformed || signed) v = signExtend(v, mode.delta[c]!);
       if (mode.transformed) {
-        v = (e[0]![c]! + v) & mask;
+        v = (e[c]! + v) & mask;
         if (signed) v = signExtend(v, mode.ep);
       }
-      e[i]![c] = v;
+      e[i * 3 + c] = v;
     }
-    for (let i = 0; i < endpoints; i++) e[i]![c] = unquantize(e[i]![c]!, mode.ep, signed);
+    for (let i = 0; i < count; i++) e[i * 3 + c] = unquantize(e[i * 3 + c]!, mode.ep, signed);
   }
-  const { subset, anchor } = layout(regions, regions === 2 ? shape : 0);
+  const { subset, anchor } = layouts[regions]![regions === 2 ? shape : 0]!;
   const indexBits = regions === 2 ? 3 : 4;
+  const w = weights[indexBits]!;
   for (let t = 0; t < 16; t++) {
-    const w = weights[indexBits]![r.bits(indexBits - anchor[t]!)]!;
-    const a = e[subset[t]! * 2]!;
-    const b = e[subset[t]! * 2 + 1]!;
-    for (let c = 0; c < 3; c++) {
-      const value = halfToFloat(toHalf(((64 - w) * a[c]! + w * b[c]! + 32) >> 6, signed));
-      out[t * 3 + c] = value > 0 ? Math.trunc(Math.min(1, value) * 255) : 0;
-    }
+    const weight = w[r.bits(indexBits - anchor[t]!)]!;
+    const a = subset[t]! * 6;
+    const b = a + 3;
+    for (let c = 0; c < 3; c++) out[t * 3 + c] = halfToByte(toHalf(((64 - weight) * e[a + c]! + weight * e[b + c]! + 32) >> 6, signed));
   }
 }

@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import sharp from "sharp";
 import { RunnerError } from "../errors.ts";
 import { decodeBc6hBlock, decodeBc7Block } from "./bptc-blocks.ts";
+import { maxThumbnailMaxPx } from "../../../shared/shapes/runner.ts";
 
 /** "DDS ", the 124-byte header, the 20-byte DX10 header. */
 const dx10DataOffset = 4 + 124 + 20;
@@ -36,37 +37,49 @@ export function bptcTextureOf(head: Uint8Array): BptcTexture | undefined {
   return { format, width, height };
 }
 
-/** RGBA (BC7) or RGB (BC6H) pixels of the first surface. */
-export function decodeBptcSurface(file: Uint8Array, texture: BptcTexture, maxPixels: number): { data: Uint8Array; channels: 3 | 4 } {
+/**
+ * RGBA (BC7) or RGB (BC6H) pixels of the first surface. With `maxSide`, a texture more than twice that size on
+ * its long side is sampled a block at a time (every step-th block in each direction, step = long side / maxSide):
+ * a preview needs no more, and the blocks decoded stay under (2 * maxSide / 4)^2 whatever the texture's size.
+ */
+export function decodeBptcSurface(file: Uint8Array, texture: BptcTexture, maxPixels: number, maxSide?: number):
+  { data: Uint8Array; channels: 3 | 4; width: number; height: number } {
   const { width, height, format } = texture;
   if (width * height > maxPixels) {
     throw new RunnerError("IMAGE_TOO_LARGE", `the image is ${width}x${height}, over the limit of ${maxPixels} pixels`);
   }
   const channels = format === "bc7" ? 4 : 3;
-  const data = new Uint8Array(width * height * channels);
-  const tile = new Uint8Array(16 * channels);
   const across = Math.ceil(width / 4);
-  const blocks = across * Math.ceil(height / 4);
-  const held = Math.min(blocks, Math.floor((file.length - dx10DataOffset) / 16));
-  for (let n = 0; n < held; n++) {
-    const block = file.subarray(dx10DataOffset + n * 16, dx10DataOffset + n * 16 + 16);
-    if (format === "bc7") decodeBc7Block(block, tile);
-    else decodeBc6hBlock(block, format === "bc6h-signed", tile);
-    const bx = (n % across) * 4;
-    const by = Math.floor(n / across) * 4;
-    for (let y = 0; y < 4 && by + y < height; y++) {
-      const columns = Math.min(4, width - bx);
-      data.set(tile.subarray(y * 4 * channels, (y * 4 + columns) * channels), ((by + y) * width + bx) * channels);
+  const rows = Math.ceil(height / 4);
+  const step = maxSide ? Math.max(1, Math.floor(Math.max(width, height) / maxSide)) : 1;
+  const outAcross = Math.ceil(across / step);
+  const outWidth = step === 1 ? width : outAcross * 4;
+  const outHeight = step === 1 ? height : Math.ceil(rows / step) * 4;
+  const data = new Uint8Array(outWidth * outHeight * channels);
+  const tile = new Uint8Array(16 * channels);
+  const held = Math.floor((file.length - dx10DataOffset) / 16);
+  for (let by = 0; by * 4 < outHeight; by++) {
+    for (let bx = 0; bx < outAcross; bx++) {
+      const n = by * step * across + bx * step;
+      if (n >= held) continue;
+      const block = file.subarray(dx10DataOffset + n * 16, dx10DataOffset + n * 16 + 16);
+      if (format === "bc7") decodeBc7Block(block, tile);
+      else decodeBc6hBlock(block, format === "bc6h-signed", tile);
+      const columns = Math.min(4, outWidth - bx * 4);
+      for (let y = 0; y < 4 && by * 4 + y < outHeight; y++) {
+        data.set(tile.subarray(y * 4 * channels, (y * 4 + columns) * channels), ((by * 4 + y) * outWidth + bx * 4) * channels);
+      }
     }
   }
-  return { data, channels };
+  return { data, channels, width: outWidth, height: outHeight };
 }
 
-/** The texture as PNG bytes for sharp. */
-export async function bptcDdsToPng(path: string, maxPixels: number): Promise<Buffer> {
+/** The texture as PNG bytes for sharp, sampled down for a preview; `declared` is its own size when sampled. */
+export async function bptcDdsToPng(path: string, maxPixels: number): Promise<{ png: Buffer; declared?: { width: number; height: number } }> {
   const file = await readFile(path);
   const texture = bptcTextureOf(file);
   if (!texture) throw new RunnerError("CORRUPT_MEDIA", "the image could not be decoded", "not a BC6H or BC7 DDS texture");
-  const { data, channels } = decodeBptcSurface(file, texture, maxPixels);
-  return sharp(data, { raw: { width: texture.width, height: texture.height, channels } }).png({ compressionLevel: 1 }).toBuffer();
+  const { data, channels, width, height } = decodeBptcSurface(file, texture, maxPixels, maxThumbnailMaxPx);
+  const png = await sharp(data, { raw: { width, height, channels } }).png({ compressionLevel: 1 }).toBuffer();
+  return width === texture.width && height === texture.height ? { png } : { png, declared: { width: texture.width, height: texture.height } };
 }

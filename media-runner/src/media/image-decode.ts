@@ -124,7 +124,10 @@ export async function openImageWith(decoder: ImageDecoder, file: string, options
     return { input: bytes.subarray(member.offset, member.end), decoder: "sharp" };
   }
   if (decoder.kind === "tiff-legacy") return { input: await legacyTiffToImage(file, options.maxPixels), decoder: "tiff-legacy" };
-  if (decoder.kind === "dds-bptc") return { input: await bptcDdsToPng(file, options.maxPixels), decoder: "dds-bptc" };
+  if (decoder.kind === "dds-bptc") {
+    const { png, declared } = await bptcDdsToPng(file, options.maxPixels);
+    return { input: png, decoder: "dds-bptc", ...(declared ? { declared } : {}) };
+  }
   if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
   if (decoder.kind === "libheif") {
     const picture = await decodeHeif(file, options);
