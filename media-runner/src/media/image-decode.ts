@@ -123,7 +123,10 @@ export async function openImageWith(decoder: ImageDecoder, file: string, options
     if (!member) throw new RunnerError("UNSUPPORTED_MEDIA", "the icon set holds no PNG member", "only PNG members are decoded");
     return { input: bytes.subarray(member.offset, member.end), decoder: "sharp" };
   }
-  if (decoder.kind === "tiff-legacy") return { input: await legacyTiffToImage(file, options.maxPixels), decoder: "tiff-legacy" };
+  if (decoder.kind === "tiff-legacy") {
+    const { image, declared } = await legacyTiffToImage(file, options.maxPixels);
+    return { input: image, decoder: "tiff-legacy", ...(declared ? { declared } : {}) };
+  }
   if (decoder.kind === "dds-bptc") {
     const { png, declared } = await bptcDdsToPng(file, options.maxPixels);
     return { input: png, decoder: "dds-bptc", ...(declared ? { declared } : {}) };

@@ -13,6 +13,7 @@ import { readFile } from "node:fs/promises";
 import { inflateSync } from "node:zlib";
 import sharp from "sharp";
 import { RunnerError } from "../errors.ts";
+import { maxThumbnailMaxPx } from "../../../shared/shapes/runner.ts";
 
 /** A directory with more entries than this is not a picture's. */
 const maxEntries = 1024;
@@ -155,49 +156,61 @@ function rebuiltOldJpeg(file: Uint8Array, tags: Tags): Uint8Array | undefined {
   return concat(parts);
 }
 
-/** TIFF's LZW (MSB-first codes, code width grows one code early), into at most `limit` bytes. */
+/**
+ * TIFF's LZW (MSB-first codes, the code width grows one code early), into at most `limit` bytes. Each code's
+ * string is already in the output where it was first written, so it is copied from there (copyWithin), not
+ * walked back through the table byte by byte.
+ */
 export function tiffLzw(input: Uint8Array, limit: number): Uint8Array {
   const out = new Uint8Array(limit);
-  const prefix = new Int16Array(4096);
-  const suffix = new Uint8Array(4096);
-  const firstOf = new Uint8Array(4096);
-  const length = new Uint16Array(4096);
-  for (let i = 0; i < 256; i++) { suffix[i] = i; firstOf[i] = i; length[i] = 1; prefix[i] = -1; }
+  const start = new Int32Array(4096);
+  const length = new Uint16Array(4096).fill(1, 0, 256);
+  const total = input.length * 8;
   let o = 0;
   let bit = 0;
   let width = 9;
   let next = 258;
   let old = -1;
-  const total = input.length * 8;
-  /** Writes the string of `code` at `o`, clipped at the limit. */
-  const emit = (code: number) => {
-    const n = length[code]!;
-    for (let k = n - 1, c = code; k >= 0; k--, c = prefix[c]!) if (o + k < limit) out[o + k] = suffix[c]!;
-    o += n;
-  };
+  let oldAt = 0;
   while (bit + width <= total && o < limit) {
-    let code = 0;
-    for (let k = 0; k < width; k++, bit++) code = (code << 1) | ((input[bit >> 3]! >> (7 - (bit & 7))) & 1);
+    const byte = bit >>> 3;
+    const window = (input[byte]! << 16) | ((input[byte + 1] ?? 0) << 8) | (input[byte + 2] ?? 0);
+    const code = (window >>> (24 - (bit & 7) - width)) & ((1 << width) - 1);
+    bit += width;
     if (code === 257) break;
     if (code === 256) { width = 9; next = 258; old = -1; continue; }
+    const at = o;
     if (old < 0) {
       if (code > 255) break;
-      emit(code);
-      old = code;
-      continue;
+      out[o++] = code;
+    } else {
+      // A code not yet defined, other than the one being defined now, ends the strip.
+      if (code > next || (code === next && next >= 4096)) break;
+      if (code < 256) out[o++] = code;
+      else if (code < next) {
+        const n = Math.min(length[code]!, limit - o);
+        const from = start[code]!;
+        // Short strings (most of them) copy faster by hand than through copyWithin.
+        if (n < 16) for (let k = 0; k < n; k++) out[o + k] = out[from + k]!;
+        else out.copyWithin(o, from, from + n);
+        o += length[code]!;
+      } else {
+        // The code being defined: the previous string plus its own first byte.
+        const n = Math.min(length[old]!, limit - o);
+        out.copyWithin(o, oldAt, oldAt + n);
+        if (o + n < limit) out[o + n] = out[oldAt]!;
+        o += length[old]! + 1;
+      }
+      if (next < 4096) {
+        // The new string is the previous one and the first byte of this one: both lie at oldAt.
+        start[next] = oldAt;
+        length[next] = length[old]! + 1;
+        next++;
+      }
+      if (next >= (1 << width) - 1 && width < 12) width++;
     }
-    // A code not yet defined, other than the one being defined now, ends the strip.
-    if (code > next || (code === next && next >= 4096)) break;
-    if (next < 4096) {
-      prefix[next] = old;
-      suffix[next] = code < next ? firstOf[code]! : firstOf[old]!;
-      firstOf[next] = firstOf[old]!;
-      length[next] = length[old]! + 1;
-      next++;
-    }
-    emit(code);
-    if (next >= (1 << width) - 1 && width < 12) width++;
     old = code;
+    oldAt = at;
   }
   return out.subarray(0, Math.min(o, limit));
 }
@@ -236,7 +249,8 @@ function decompress(compression: number, strip: Uint8Array, limit: number): Uint
 }
 
 /** 8-bit pixels of a 12-bit TIFF's first picture (grey, grey + alpha, RGB or RGBA). */
-export function unpack12BitTiff(file: Uint8Array, tags: Tags, maxPixels: number): { data: Uint8Array; width: number; height: number; channels: 1 | 2 | 3 | 4 } {
+export function unpack12BitTiff(file: Uint8Array, tags: Tags, maxPixels: number, maxSide?: number):
+  { data: Uint8Array; width: number; height: number; channels: 1 | 2 | 3 | 4 } {
   const width = first(tags, 256, 0)!;
   const height = first(tags, 257, 0)!;
   const samples = first(tags, 277, 1)!;
@@ -255,49 +269,65 @@ export function unpack12BitTiff(file: Uint8Array, tags: Tags, maxPixels: number)
   const perPlaneRow = planar === 2 ? 1 : samples;
   const rowBytes = Math.ceil((width * perPlaneRow * 12) / 8);
   const stripsPerPlane = Math.ceil(height / rowsPerStrip);
-  const raw = Array.from({ length: planes }, () => new Uint8Array(rowBytes * height));
+  const channels = (samples >= 4 && photometric === 2 ? 4 : photometric === 2 ? 3 : samples >= 2 ? 2 : 1) as 1 | 2 | 3 | 4;
+  // A preview needs no more than about twice the largest thumbnail: every step-th row and column.
+  const step = maxSide ? Math.max(1, Math.floor(Math.max(width, height) / maxSide)) : 1;
+  const outWidth = Math.ceil(width / step);
+  const outHeight = Math.ceil(height / step);
+  const data = new Uint8Array(outWidth * outHeight * channels);
+  const colours = channels === 2 || channels === 4 ? channels - 1 : channels;
+  /** The 12-bit sample starting at bit `bit` of a strip (samples are packed most significant bit first). */
+  const sampleAt = (strip: Uint8Array, bit: number) => {
+    const pair = (strip[bit >> 3]! << 8) | (strip[(bit >> 3) + 1] ?? 0);
+    return bit & 7 ? pair & 0xfff : pair >> 4;
+  };
+  const scale = 255 / 4095;
   for (let p = 0; p < planes; p++) {
     for (let s = 0; s < stripsPerPlane; s++) {
+      const firstRow = s * rowsPerStrip;
+      const rows = Math.min(rowsPerStrip, height - firstRow);
+      // Strips holding no sampled row are not decompressed.
+      const sampledRow = Math.ceil(firstRow / step) * step;
+      if (sampledRow >= firstRow + rows) continue;
       const index = p * stripsPerPlane + s;
       const at = offsets[index];
       if (at === undefined || at >= file.length) continue;
-      const rows = Math.min(rowsPerStrip, height - s * rowsPerStrip);
-      const bytes = decompress(compression, file.subarray(at, Math.min(file.length, at + (counts[index] ?? file.length))), rows * rowBytes);
-      raw[p]!.set(bytes.subarray(0, rows * rowBytes), s * rowsPerStrip * rowBytes);
-    }
-  }
-  const channels = (samples >= 4 && photometric === 2 ? 4 : photometric === 2 ? 3 : samples >= 2 ? 2 : 1) as 1 | 2 | 3 | 4;
-  const data = new Uint8Array(width * height * channels);
-  /** The 12-bit sample starting at bit `bit` of a plane (samples are packed most significant bit first). */
-  const sampleAt = (plane: Uint8Array, bit: number) => {
-    const pair = (plane[bit >> 3]! << 8) | (plane[(bit >> 3) + 1] ?? 0);
-    return bit & 7 ? pair & 0xfff : pair >> 4;
-  };
-  const colours = channels === 2 || channels === 4 ? channels - 1 : channels;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      for (let c = 0; c < channels; c++) {
-        const v = planar === 2 ? sampleAt(raw[c]!, y * rowBytes * 8 + x * 12) : sampleAt(raw[0]!, y * rowBytes * 8 + (x * samples + c) * 12);
-        const byte = Math.round((v * 255) / 4095);
-        // WhiteIsZero: 0 is white in the colour samples, not in alpha.
-        data[(y * width + x) * channels + c] = photometric === 0 && c < colours ? 255 - byte : byte;
+      const strip = decompress(compression, file.subarray(at, Math.min(file.length, at + (counts[index] ?? file.length))), rows * rowBytes);
+      for (let y = sampledRow; y < firstRow + rows; y += step) {
+        const rowBit = (y - firstRow) * rowBytes * 8;
+        if (rowBit >= strip.length * 8) break;
+        const outRow = (y / step) * outWidth;
+        for (let x = 0, ox = 0; x < width; x += step, ox++) {
+          for (let c = planar === 2 ? p : 0; c < (planar === 2 ? p + 1 : channels); c++) {
+            if (c >= channels) break;
+            const v = planar === 2 ? sampleAt(strip, rowBit + x * 12) : sampleAt(strip, rowBit + (x * samples + c) * 12);
+            const byte = Math.round(v * scale);
+            // WhiteIsZero: 0 is white in the colour samples, not in alpha.
+            data[(outRow + ox) * channels + c] = photometric === 0 && c < colours ? 255 - byte : byte;
+          }
+        }
       }
     }
   }
-  return { data, width, height, channels };
+  return { data, width: outWidth, height: outHeight, channels };
 }
 
-/** The picture sharp can read for an old-style-JPEG or 12-bit TIFF: JPEG or PNG bytes. */
-export async function legacyTiffToImage(path: string, maxPixels: number): Promise<Buffer> {
+/**
+ * The picture sharp can read for an old-style-JPEG or 12-bit TIFF: JPEG or PNG bytes, and the TIFF's own size
+ * when the PNG was sampled down for a preview.
+ */
+export async function legacyTiffToImage(path: string, maxPixels: number): Promise<{ image: Buffer; declared?: { width: number; height: number } }> {
   const file = await readFile(path);
   const tags = readFirstIfd(file);
   if (!tags) throw new RunnerError("CORRUPT_MEDIA", "the image could not be decoded", "no TIFF directory");
   const jpeg = oldJpegStream(file, tags);
-  if (jpeg) return Buffer.from(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength);
+  if (jpeg) return { image: Buffer.from(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength) };
   const bits = tags.get(258) ?? [1];
   if (bits.every((b) => b === 12)) {
-    const { data, width, height, channels } = unpack12BitTiff(file, tags, maxPixels);
-    return sharp(data, { raw: { width, height, channels } }).png({ compressionLevel: 1 }).toBuffer();
+    const { data, width, height, channels } = unpack12BitTiff(file, tags, maxPixels, maxThumbnailMaxPx);
+    const png = await sharp(data, { raw: { width, height, channels } }).png({ compressionLevel: 1 }).toBuffer();
+    const own = { width: first(tags, 256, 0)!, height: first(tags, 257, 0)! };
+    return own.width === width && own.height === height ? { image: png } : { image: png, declared: own };
   }
   throw new RunnerError("UNSUPPORTED_MEDIA", "the image could not be decoded", "neither old-style JPEG nor 12-bit TIFF");
 }
