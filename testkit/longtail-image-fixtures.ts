@@ -4,9 +4,11 @@
  * blue right) unless `scene` is false; the photo-like ones are 320x240 testsrc2 frames.
  */
 import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scene } from "./image-format-fixtures.ts";
+import { bc6hSolidBlock, bc7SolidBlock, dx10Dds, dxgi, oldStyleJpegTablesTiff, oldStyleJpegTiff, textureBlocks } from "./texture-fixtures.ts";
 
 export interface LongtailFixture {
   file: string;
@@ -15,6 +17,8 @@ export interface LongtailFixture {
   /** The scene is in the picture (left red, right blue); false for a photo-like test frame or a cut scan. */
   scene: boolean;
   hasAlpha?: boolean;
+  /** The colour space its header names, when not sRGB (an embedded profile's). */
+  colorSpace?: string;
 }
 
 const photo = { width: 320, height: 240, scene: false } as const;
@@ -39,6 +43,17 @@ export const longtailFixtures: readonly LongtailFixture[] = [
   // ICNS members have the size their type names (ic07: 128x128); the largest one is the picture.
   { file: "lt-icon.icns", width: 128, height: 128, scene: false, hasAlpha: true },
   { file: "lt-ultrahdr.jpg", ...still },
+  // Formats Debian's ffmpeg and libvips do not decode: BPTC textures, 12-bit RGB TIFF, old-style-JPEG TIFF.
+  { file: "lt-bc7.dds", ...still, hasAlpha: true },
+  { file: "lt-bc6h.dds", ...still },
+  // Cut after 10 of its 16 block rows: the top rows decode, the rest stay black.
+  { file: "lt-bc7-cut.dds", ...still, scene: false, hasAlpha: true },
+  { file: "lt-12bit.tif", ...still },
+  { file: "lt-12bit-lzw.tif", ...still },
+  { file: "lt-12bit-planar-zip.tif", ...still },
+  { file: "lt-ojpeg.tif", ...still },
+  { file: "lt-ojpeg-tables.tif", ...still },
+  { file: "lt-icc-p3.jp2", ...still, colorSpace: "display-p3" },
 ];
 
 /** A marker segment: FF, marker, big-endian length (payload + 2), payload. */
@@ -93,6 +108,24 @@ function writeUltraHdr(primary: Buffer, gainMap: Buffer): Buffer {
   const tiffStart = 2 + xmp.length + 4 + 4;
   const mpf = mpfSegment(primaryLength, gain.length, primaryLength - tiffStart);
   return Buffer.concat([primary.subarray(0, 2), xmp, mpf, primary.subarray(2), gain]);
+}
+
+const runnerSharp = createRequire(new URL("../media-runner/package.json", import.meta.url)).resolve("sharp");
+
+/** The JP2 with its colour specification box replaced by one that carries `icc` (method 2, restricted ICC). */
+function withIccColourBox(jp2: Buffer, icc: Buffer): Buffer {
+  const header = jp2.indexOf("jp2h", 0, "latin1") - 4;
+  const headerEnd = header + jp2.readUInt32BE(header);
+  const colr = jp2.indexOf("colr", header, "latin1") - 4;
+  const box = Buffer.alloc(11);
+  box.writeUInt32BE(11 + icc.length);
+  box.write("colr", 4, "latin1");
+  box[8] = 2;
+  const inner = Buffer.concat([jp2.subarray(header + 8, colr), box, icc, jp2.subarray(colr + jp2.readUInt32BE(colr), headerEnd)]);
+  const size = Buffer.alloc(8);
+  size.writeUInt32BE(8 + inner.length);
+  size.write("jp2h", 4, "latin1");
+  return Buffer.concat([jp2.subarray(0, header), size, inner, jp2.subarray(headerEnd)]);
 }
 
 const quiet: { stdio: ["ignore", "ignore", "pipe"] } = { stdio: ["ignore", "ignore", "pipe"] };
@@ -168,6 +201,38 @@ const makers: Record<string, (out: string) => void> = {
       "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", `${out}.primary.jpg`]);
     ffmpeg(["-f", "lavfi", "-i", "color=c=0x808080:s=48x32", "-frames:v", "1", "-pix_fmt", "gray", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", `${out}.gain.jpg`]);
     writeFileSync(out, writeUltraHdr(readFileSync(`${out}.primary.jpg`), readFileSync(`${out}.gain.jpg`)));
+  },
+  "lt-bc7.dds": (out) => writeFileSync(out, dx10Dds(scene.width, scene.height, dxgi.bc7, textureBlocks(scene.width, scene.height,
+    (x) => bc7SolidBlock(x < scene.split ? [...scene.main, 255] : [...scene.other, 255])))),
+  "lt-bc6h.dds": (out) => writeFileSync(out, dx10Dds(scene.width, scene.height, dxgi.bc6hUnsigned, textureBlocks(scene.width, scene.height,
+    (x) => bc6hSolidBlock(x < scene.split ? scene.main : scene.other)))),
+  "lt-bc7-cut.dds": (out) => {
+    const whole = dx10Dds(scene.width, scene.height, dxgi.bc7, textureBlocks(scene.width, scene.height,
+      (x) => bc7SolidBlock(x < scene.split ? [...scene.main, 255] : [...scene.other, 255])));
+    writeFileSync(out, whole.subarray(0, 148 + (scene.width / 4) * 10 * 16 + 5));
+  },
+  "lt-12bit.tif": (out) => magick([...sceneArgs, "-type", "TrueColor", "-depth", "12", "-compress", "None", `tiff:${out}`]),
+  "lt-12bit-lzw.tif": (out) => magick([...sceneArgs, "-type", "TrueColor", "-depth", "12", "-compress", "lzw", `tiff:${out}`]),
+  "lt-12bit-planar-zip.tif": (out) => magick([...sceneArgs, "-type", "TrueColor", "-depth", "12", "-interlace", "plane", "-compress", "zip", `tiff:${out}`]),
+  "lt-ojpeg.tif": (out) => {
+    ffmpeg(["-f", "lavfi", "-i", `color=c=0xd03030:s=${scene.width}x${scene.height},drawbox=x=${scene.split}:y=0:w=${scene.width - scene.split}:h=${scene.height}:color=0x2050c0:t=fill`,
+      "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", `${out}.src.jpg`]);
+    writeFileSync(out, oldStyleJpegTiff(readFileSync(`${out}.src.jpg`), scene.width, scene.height));
+  },
+  "lt-ojpeg-tables.tif": (out) => {
+    ffmpeg(["-f", "lavfi", "-i", `color=c=0xd03030:s=${scene.width}x${scene.height},drawbox=x=${scene.split}:y=0:w=${scene.width - scene.split}:h=${scene.height}:color=0x2050c0:t=fill`,
+      "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", `${out}.src.jpg`]);
+    writeFileSync(out, oldStyleJpegTablesTiff(readFileSync(`${out}.src.jpg`), scene.width, scene.height));
+  },
+  "lt-icc-p3.jp2": (out) => {
+    // ImageMagick writes JP2 with the enumerated sRGB colour box; the picture's own ICC profile (Display P3, which
+    // libvips ships) replaces it as a restricted-ICC colour box (method 2).
+    magick([...sceneArgs, `png24:${out}.src.png`]);
+    execFileSync(process.execPath, ["-e", `require(${JSON.stringify(runnerSharp)})(${JSON.stringify(`${out}.src.png`)}).withIccProfile("p3")`
+      + `.toFile(${JSON.stringify(`${out}.p3.png`)}).catch((e) => { console.error(e); process.exit(1); })`], quiet);
+    magick([`${out}.p3.png`, `icc:${out}.icc`]);
+    magick([`${out}.src.png`, `jp2:${out}.plain.jp2`]);
+    writeFileSync(out, withIccColourBox(readFileSync(`${out}.plain.jp2`), readFileSync(`${out}.icc`)));
   },
   "lt-icon.icns": (out) => {
     // Apple's layout: "icns", the file length, then typed members; a small 32x32 PNG (ic11) before the 128x128 one (ic07).

@@ -11,6 +11,11 @@ import type { FetchPolicy } from "../../worker/fetch/index.ts";
 import { readMpegPs } from "../../worker/probe/mpegps-timing.ts";
 import { readAmr } from "../../worker/probe/amr-frames.ts";
 import { jpeg2000ColorFacts, netpbmColorFacts } from "../../worker/image/header/jpeg2000-netpbm-facts.ts";
+import { decodeBc6hBlock, decodeBc7Block } from "../../media-runner/src/media/bptc-blocks.ts";
+import { bptcTextureOf, decodeBptcSurface } from "../../media-runner/src/media/dds-bptc.ts";
+import { oldJpegStream, readFirstIfd, tiffLzw, unpack12BitTiff } from "../../media-runner/src/media/tiff-legacy.ts";
+import { dx10Dds, dxgi } from "../../testkit/texture-fixtures.ts";
+import { editSpan, readEditList } from "../../worker/probe/mp4-edit-list.ts";
 
 const dir = join(tmpdir(), "media-inspect-ps-fixtures");
 const ffprobe = (file: string) => JSON.parse(execFileSync(process.env.FFPROBE_PATH ?? "ffprobe", ["-v", "quiet", "-of", "json",
@@ -156,5 +161,98 @@ describe("JPEG 2000 and netpbm colour facts", () => {
     const tiny = new Uint8Array(4096);
     for (let o = 0; o + 8 <= tiny.length; o += 8) tiny.set([0, 0, 0, 8, 0x66, 0x72, 0x65, 0x65], o); // "free" boxes of 8 bytes
     expect(jpeg2000ColorFacts(tiny)).toBeUndefined();
+  });
+});
+
+describe("texture and legacy TIFF readers on hostile bytes", () => {
+  /** Deterministic bytes (xorshift32), so a failure reproduces. */
+  const noise = (length: number, seed: number) => {
+    const out = new Uint8Array(length);
+    let x = seed;
+    for (let i = 0; i < length; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; out[i] = x & 0xff; }
+    return out;
+  };
+  const tiffHead = (order: "II" | "MM", body: Uint8Array) => {
+    const out = new Uint8Array(8 + body.length);
+    out.set(order === "II" ? [0x49, 0x49, 42, 0, 8, 0, 0, 0] : [0x4d, 0x4d, 0, 42, 0, 0, 0, 8]);
+    out.set(body, 8);
+    return out;
+  };
+
+  it("BC7/BC6H blocks: any 16 bytes decode to a full tile without throwing", () => {
+    const rgba = new Uint8Array(64);
+    const rgb = new Uint8Array(48);
+    for (let seed = 1; seed <= 2000; seed++) {
+      const block = noise(16, seed * 2654435761);
+      expect(() => { decodeBc7Block(block, rgba); decodeBc6hBlock(block, seed % 2 === 0, rgb); }).not.toThrow();
+    }
+  });
+
+  it("DDS: only a DX10 header with a BPTC format is taken; a cut or lying header decodes what is held, within the wall", () => {
+    expect(bptcTextureOf(noise(4096, 3))).toBeUndefined();
+    const file = dx10Dds(64, 64, dxgi.bc7, noise(64 * 16, 5));
+    expect(bptcTextureOf(file)).toEqual({ format: "bc7", width: 64, height: 64 });
+    expect(bptcTextureOf(file.subarray(0, 100))).toBeUndefined();
+    const lying = Buffer.from(file);
+    lying.writeUInt32LE(0x7fffffff, 12);
+    expect(() => decodeBptcSurface(lying, bptcTextureOf(lying)!, 50_000_000)).toThrow(/over the limit/);
+    lying.writeUInt32LE(4000, 12); // 4000 rows declared, 16 block rows held: the rest stays zero
+    expect(decodeBptcSurface(lying, bptcTextureOf(lying)!, 50_000_000).data.length).toBe(64 * 4000 * 4);
+  });
+
+  it("TIFF directory: random, cut and lying directories give tags or nothing, never a throw or an unbounded array", () => {
+    for (let seed = 1; seed <= 500; seed++) {
+      const file = tiffHead(seed % 2 ? "II" : "MM", noise(600, seed * 40503));
+      const tags = readFirstIfd(file);
+      for (const values of tags?.values() ?? []) expect(values.length * 1).toBeLessThanOrEqual(file.length);
+      if (tags) {
+        expect(() => oldJpegStream(file, tags)).not.toThrow();
+        try {
+          unpack12BitTiff(file, new Map([...tags, [258, [12, 12, 12]], [256, [40]], [257, [30]]]), 50_000_000);
+        } catch (error) {
+          expect((error as Error).name).toBe("RunnerError");
+        }
+      }
+    }
+    expect(readFirstIfd(new Uint8Array([0x49, 0x49, 42, 0, 0xff, 0xff, 0xff, 0xff]))).toBeUndefined();
+  });
+
+  it("LZW: random codes, a code past the table and endless clear codes stop at the output bound", () => {
+    for (let seed = 1; seed <= 300; seed++) expect(tiffLzw(noise(2048, seed * 69069), 10_000).length).toBeLessThanOrEqual(10_000);
+    const clears = new Uint8Array(100_000).fill(0x80); // 9-bit code 256 over and over: no output
+    expect(tiffLzw(clears, 1000).length).toBe(0);
+  });
+
+  it("MP4 edit lists: random bodies and lying counts give at most the edits the body holds, and a finite span or none", () => {
+    for (let seed = 1; seed <= 500; seed++) {
+      const body = noise(8 + (seed % 7) * 20, seed * 2246822519);
+      const edits = readEditList(body, 0, body.length);
+      expect(edits.length).toBeLessThanOrEqual(Math.floor((body.length - 8) / 12));
+      const span = editSpan(edits, 1 + (seed % 90000));
+      if (span) expect(Number.isFinite(span.startSeconds) && (span.presentedSeconds === undefined || Number.isFinite(span.presentedSeconds))).toBe(true);
+    }
+  });
+
+  it("JPEG 2000: a colr box with an ICC profile of random or cut bytes gives facts or none, never a throw", () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const icc = noise(seed % 3 === 0 ? 40 : 200, seed * 1103515245);
+      const jp2 = new Uint8Array(8 + 22 + 11 + icc.length);
+      const view = new DataView(jp2.buffer);
+      view.setUint32(0, jp2.length); jp2.set([0x6a, 0x70, 0x32, 0x68], 4); // jp2h
+      view.setUint32(8, 22); jp2.set([0x69, 0x68, 0x64, 0x72], 12); view.setUint16(24, 3); // ihdr, 3 components
+      view.setUint32(30, 11 + icc.length - (seed % 5)); jp2.set([0x63, 0x6f, 0x6c, 0x72], 34); jp2[38] = 2 + (seed % 2);
+      jp2.set(icc, 41);
+      expect(() => jpeg2000ColorFacts(jp2)).not.toThrow();
+      expect(jpeg2000ColorFacts(jp2)?.hasAlpha).toBe(false);
+    }
+  });
+
+  it("an old-style-JPEG directory whose table offsets point past the file rebuilds nothing", () => {
+    const tags = new Map<number, number[]>([[256, [16]], [257, [16]], [259, [6]], [262, [6]], [277, [3]], [273, [8]], [279, [4]],
+      [519, [1e9, 1e9, 1e9]], [520, [8, 8, 8]], [521, [8, 8, 8]]]);
+    expect(oldJpegStream(new Uint8Array(64), tags)).toBeUndefined();
+    tags.set(519, [8, 8, 8]);
+    tags.set(520, [0, 0, 0]); // 16 count bytes of 0xff: more symbols than a table has
+    expect(oldJpegStream(new Uint8Array(256).fill(0xff), tags)).toBeUndefined();
   });
 });

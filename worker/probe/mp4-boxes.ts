@@ -8,6 +8,7 @@ import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../sh
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
 import type { TrackFacts } from "../../shared/shapes/tracks.ts";
 import { originalFormat, quickTimeChapters, readMp4TrackFacts } from "./mp4-tracks.ts";
+import { editSpan, readEditList, tracksSpanSeconds } from "./mp4-edit-list.ts";
 
 /** One track of an MP4/MOV `moov`, as its boxes declare it (ISO/IEC 14496-12). */
 export interface Mp4Track {
@@ -24,7 +25,10 @@ export interface Mp4Track {
   codedHeight?: number;
   /** The `pasp` box's pixel aspect ratio when it is not square. */
   sampleAspectRatio?: { num: number; den: number };
+  /** What the track presents: its edit list's span when it has one (mp4-edit-list.ts), else its media's (mdhd). */
   durationSeconds?: number;
+  /** When the track starts presenting: its edit list's leading empty edits. */
+  startSeconds?: number;
   /** The declared rate: timescale over the commonest sample delta (ffprobe's r_frame_rate). */
   fps?: number;
   sampleRate?: number;
@@ -90,7 +94,8 @@ const moovWindowBytes = 2 * 1024;
  */
 const wantedChildren: Readonly<Record<string, ReadonlySet<string>>> = {
   moov: new Set(["mvhd", "trak", "pssh"]),
-  trak: new Set(["tkhd", "mdia"]),
+  trak: new Set(["tkhd", "edts", "mdia"]),
+  edts: new Set(["elst"]),
   mdia: new Set(["mdhd", "hdlr", "minf"]),
   minf: new Set(["stbl"]),
   stbl: new Set(["stsd", "stts"]),
@@ -250,9 +255,11 @@ function parseMoov(b: Uint8Array): Omit<Mp4Facts, "faststart"> {
   const tracks: Mp4Track[] = [];
   for (const trak of boxes(b, 0, b.length)) {
     if (trak.type !== "trak") continue;
-    tracks.push(parseTrak(b, trak));
+    tracks.push(parseTrak(b, trak, mvhd ? u32be(b, mvhd.start + (b[mvhd.start] === 1 ? 20 : 12)) ?? 0 : 0));
   }
   let durationSeconds = mvhd ? timing(b, mvhd) : undefined;
+  // No movie duration (zero or absent) in an unfragmented file: the span of its tracks, edits applied.
+  if (!durationSeconds && !child(b, moov, "mvex")) durationSeconds = tracksSpanSeconds(tracks);
   let fragmentsUndeclared = false;
   // mvex: a fragmented file. mehd declares its whole duration (in the movie timescale); trex the samples' default.
   const mvex = child(b, moov, "mvex");
@@ -289,7 +296,7 @@ async function completeFragmented(source: RangeByteSource, facts: Omit<Mp4Facts,
   }
 }
 
-function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
+function parseTrak(b: Uint8Array, trak: Box, movieTimescale: number): Mp4Track {
   const hdlr = path(b, trak, "mdia", "hdlr");
   const handler = hdlr ? ascii(b, hdlr.start + 8, 4) : "";
   const kind = handler === "vide" ? "video" : handler === "soun" ? "audio" : "other";
@@ -300,6 +307,10 @@ function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
   if (tkhdBox) track.trackId = u32be(b, tkhdBox.start + (b[tkhdBox.start] === 1 ? 20 : 12));
   if (mdhd) track.timescale = mdhdTimescale(b, mdhd);
   if (seconds) track.durationSeconds = seconds;
+  const elst = path(b, trak, "edts", "elst");
+  const span = elst ? editSpan(readEditList(b, elst.start, elst.end), movieTimescale) : undefined;
+  if (span?.presentedSeconds) track.durationSeconds = span.presentedSeconds;
+  if (span?.startSeconds) track.startSeconds = span.startSeconds;
   const stbl = path(b, trak, "mdia", "minf", "stbl");
   const stsd = stbl && child(b, stbl, "stsd");
   const entry = stsd ? boxes(b, stsd.start + 8, stsd.end).next().value : undefined;

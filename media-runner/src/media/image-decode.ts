@@ -16,6 +16,8 @@ import { runProcess } from "./run-process.ts";
 import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { decodeHeif } from "./heif-decode.ts";
 import { isIcns, largestIcnsPng } from "./icns.ts";
+import { bptcDdsToPng, bptcTextureOf } from "./dds-bptc.ts";
+import { legacyTiffToImage } from "./tiff-legacy.ts";
 import type { GainMapFacts } from "../../../shared/media/gain-map.ts";
 import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
@@ -52,7 +54,8 @@ const legacyFfmpegFormats: ReadonlyArray<{ name: "bmp" | "ico" | "jxl"; matches:
 ];
 
 export type ImageDecoder = { kind: "sharp" } | { kind: "ffmpeg"; format: string; inputArgs: readonly string[] } | { kind: "libheif" }
-  | { kind: "svg-root"; offset: number } | { kind: "slice"; offset: number; end?: number } | { kind: "icns" };
+  | { kind: "svg-root"; offset: number } | { kind: "slice"; offset: number; end?: number } | { kind: "icns" } | { kind: "dds-bptc" }
+  | { kind: "tiff-legacy" };
 
 /** The decoder for a file head: ffmpeg or libheif for the formats libvips lacks, else sharp. */
 export function decoderOf(head: Buffer): ImageDecoder {
@@ -61,6 +64,8 @@ export function decoderOf(head: Buffer): ImageDecoder {
   const svgRoot = svgRootOffset(head);
   if (svgRoot !== undefined && svgRoot > 0) return { kind: "svg-root", offset: svgRoot };
   if (isIcns(head)) return { kind: "icns" };
+  // BC6H/BC7 textures: ffmpeg's DDS decoder has no BPTC.
+  if (bptcTextureOf(head)) return { kind: "dds-bptc" };
   const legacy = legacyFfmpegFormats.find((f) => f.matches(head))?.name;
   const format = legacy ?? extraImageFormatOf(head);
   if (format === "heif") return { kind: "libheif" };
@@ -117,6 +122,14 @@ export async function openImageWith(decoder: ImageDecoder, file: string, options
     const member = largestIcnsPng(bytes);
     if (!member) throw new RunnerError("UNSUPPORTED_MEDIA", "the icon set holds no PNG member", "only PNG members are decoded");
     return { input: bytes.subarray(member.offset, member.end), decoder: "sharp" };
+  }
+  if (decoder.kind === "tiff-legacy") {
+    const { image, declared } = await legacyTiffToImage(file, options.maxPixels);
+    return { input: image, decoder: "tiff-legacy", ...(declared ? { declared } : {}) };
+  }
+  if (decoder.kind === "dds-bptc") {
+    const { png, declared } = await bptcDdsToPng(file, options.maxPixels);
+    return { input: png, decoder: "dds-bptc", ...(declared ? { declared } : {}) };
   }
   if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
   if (decoder.kind === "libheif") {

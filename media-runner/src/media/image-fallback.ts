@@ -14,11 +14,13 @@ import type { Raster } from "./previews.ts";
 const jpegStart = Buffer.from([0xff, 0xd8, 0xff]);
 const pngStart = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
+const isTiff = (b: Buffer) => /^(II\*\0|MM\0\*)/.test(b.subarray(0, 4).toString("latin1"));
+
 /** ffmpeg demuxers for the formats sharp reads first, by the magic number at the picture's start. */
 const ffmpegSecondOpinion: ReadonlyArray<{ format: string; matches: (b: Buffer) => boolean; inputArgs: readonly string[] }> = [
   { format: "jpeg", matches: (b) => b.subarray(0, 3).equals(jpegStart), inputArgs: ["-f", "jpeg_pipe"] },
   { format: "png", matches: (b) => b.subarray(0, 8).equals(pngStart), inputArgs: ["-f", "png_pipe"] },
-  { format: "tiff", matches: (b) => /^(II\*\0|MM\0\*)/.test(b.subarray(0, 4).toString("latin1")), inputArgs: ["-f", "tiff_pipe"] },
+  { format: "tiff", matches: isTiff, inputArgs: ["-f", "tiff_pipe"] },
   { format: "webp", matches: (b) => b.subarray(0, 4).toString("latin1") === "RIFF" && b.subarray(8, 12).toString("latin1") === "WEBP", inputArgs: ["-f", "webp_pipe"] },
   { format: "gif", matches: (b) => b.subarray(0, 4).toString("latin1") === "GIF8", inputArgs: ["-f", "gif"] },
 ];
@@ -38,6 +40,8 @@ export function fallbackDecoders(head: Buffer, primary: ImageDecoder): ImageDeco
   if (primary.kind === "ffmpeg") return [{ kind: "sharp" }];
   if (primary.kind !== "sharp") return [];
   const chain: ImageDecoder[] = [];
+  // Old-style JPEG and 12-bit samples: TIFF layouts neither libvips nor ffmpeg decodes (tiff-legacy.ts).
+  if (isTiff(head)) chain.push({ kind: "tiff-legacy" });
   const offset = embeddedPictureOffset(head);
   if (offset !== undefined) chain.push({ kind: "slice", offset });
   const second = ffmpegSecondOpinion.find((f) => f.matches(offset === undefined ? head : head.subarray(offset)));

@@ -1,4 +1,4 @@
-import type { ColorFacts } from "./color-facts.ts";
+import { withIcc, type ColorFacts } from "./color-facts.ts";
 
 /**
  * Colour facts of JPEG 2000 and netpbm images, which image-size measures and the runner
@@ -21,7 +21,10 @@ const byComponents = (n: number): ColorFacts => ({ colorSpace: n <= 2 ? "gray" :
 /** JP2 enumerated colour spaces (ISO 15444-1 I.5.3.3) to our names. */
 const enumerated: Readonly<Record<number, string>> = { 16: "srgb", 17: "gray", 18: "srgb", 12: "cmyk", 20: "srgb" };
 
-/** JP2: the header box's ihdr (component count) and colr (enumerated colour space); a raw codestream: SIZ's Csiz. */
+/**
+ * JP2: the header box's ihdr (component count) and colr (an enumerated colour space, or an ICC profile named as
+ * color-facts.ts names JPEG's and PNG's); a raw codestream: SIZ's Csiz.
+ */
 export function jpeg2000ColorFacts(b: Uint8Array): ColorFacts | undefined {
   if (b[0] === 0xff && b[1] === 0x4f) {
     const components = u16(b, 40);
@@ -30,6 +33,7 @@ export function jpeg2000ColorFacts(b: Uint8Array): ColorFacts | undefined {
   let components: number | undefined;
   let space: string | undefined;
   let alpha = false;
+  let icc: Uint8Array | undefined;
   let end = b.length;
   for (let o = 0, seen = 0; o + 8 <= end && seen < maxJp2Boxes; seen++) {
     const size = u32(b, o)!;
@@ -37,6 +41,8 @@ export function jpeg2000ColorFacts(b: Uint8Array): ColorFacts | undefined {
     if (type === "jp2h") { end = size >= 8 ? Math.min(o + size, b.length) : b.length; o += 8; continue; }
     if (type === "ihdr") components = u16(b, o + 16);
     if (type === "colr" && b[o + 8] === 1) space = enumerated[u32(b, o + 11) ?? 0];
+    // Method 2 (restricted) or 3 (any) ICC: the profile follows the method, precedence and approximation bytes.
+    if (type === "colr" && (b[o + 8] === 2 || b[o + 8] === 3) && size > 11) icc ??= b.subarray(o + 11, Math.min(o + size, b.length));
     // cdef: channel definitions; type 1 or 2 is opacity.
     if (type === "cdef") {
       const n = u16(b, o + 8) ?? 0;
@@ -50,7 +56,8 @@ export function jpeg2000ColorFacts(b: Uint8Array): ColorFacts | undefined {
   }
   if (components === undefined) return undefined;
   const facts = byComponents(components);
-  return { colorSpace: space ?? facts.colorSpace, hasAlpha: alpha || facts.hasAlpha };
+  const hasAlpha = alpha || facts.hasAlpha;
+  return icc ? withIcc(icc, space ?? facts.colorSpace, hasAlpha) : { colorSpace: space ?? facts.colorSpace, hasAlpha };
 }
 
 const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c;
