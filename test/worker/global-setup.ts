@@ -20,6 +20,7 @@ import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
 import { ensureC2paFixtures } from "../../testkit/c2pa-fixtures.ts";
 import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../../testkit/provenance-fixtures.ts";
 import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
+import { prepareOthers, type OthersContext } from "../../testkit/made-by-others.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 declare module "vitest" {
@@ -40,6 +41,8 @@ declare module "vitest" {
     containerFacts: Record<string, ContainerReference>;
     /** exiftool's reading of each tagged fixture (test/worker/provenance.test.ts). */
     provenanceFacts: Record<string, ExiftoolReading>;
+    /** Files and manifests other teams made, with ffprobe's and the parsers' readings (test/worker/made-by-others.test.ts). */
+    others: OthersContext;
   }
 }
 
@@ -82,7 +85,10 @@ export default async function setup(project: TestProject) {
   project.provide("provenanceFacts", Object.fromEntries(taggedFixtures.map(({ file }) => [file, exiftoolReading(provenanceDir, file)])));
   // Hostile Content Credentials made from C2PA's own signed test image (test/fixtures/c2pa).
   ensureC2paFixtures(join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), join(provenanceDir, "untagged.jpg"));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa")], "127.0.0.1", extras);
+  // Media and manifests other teams made, shipped in installed npm packages (served as /media/others/...).
+  const { serveDir: othersDir, ...others } = await prepareOthers(join(root, ".."), join(root, ".fixtures", "made-by-others"));
+  project.provide("others", others);
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), othersDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },
