@@ -49,13 +49,20 @@ export class OriginLimiter {
   }
 }
 
+/**
+ * `grant` runs in whichever task freed the slot: in the Worker, possibly another Durable Object of the same
+ * isolate, which must not touch this waiter's signal (workerd throws "Cannot perform I/O on behalf of a different
+ * Durable Object"). So it only resolves; a later abort finds the slot granted and does nothing.
+ */
 function waitForSlot(state: OriginState, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    let granted = false;
     const grant = () => {
-      signal.removeEventListener("abort", onAbort);
+      granted = true;
       resolve();
     };
     const onAbort = () => {
+      if (granted) return;
       const i = state.queue.indexOf(grant);
       if (i >= 0) state.queue.splice(i, 1);
       reject(signal.reason);
