@@ -14,6 +14,8 @@ import type { FetchPolicy } from "../../worker/fetch/index.ts";
 import { sniffMime } from "../../worker/probe/sniff-mime.ts";
 import { decideCategory } from "../../worker/probe/evidence.ts";
 import { readEdgeMediaFacts } from "../../worker/probe/edge-media-facts.ts";
+import { inspectManifest } from "../../worker/manifest/inspect-manifest.ts";
+import { ManifestError, VariantUnavailableError } from "../../worker/manifest/manifest-error.ts";
 
 // Throws (never skips) when npm stops shipping the folder.
 const root = othersRoots(join(import.meta.dirname, "..", "..")).vhs;
@@ -91,5 +93,28 @@ describe("vhs-utils named files through the edge readers", () => {
     for (const file of files.filter((f) => matches(notDerivable, f))) {
       expect(codecAgreement(file, (await edge(file)).codecs).ok, file).toBe(false);
     }
+  });
+});
+
+describe("m3u8-parser's and mpd-parser's manifests through the manifest readers", () => {
+  const roots = othersRoots(join(import.meta.dirname, "..", ".."));
+  const text = (dir: string, name: string) => readFileSync(join(dir, name), "utf8");
+
+  it("alternateAudio.m3u8 with variants the origin does not serve: answered from the master's renditions", async () => {
+    const facts = await inspectManifest("hls", { text: text(roots.m3u8, "alternateAudio.m3u8"), finalUrl: "http://127.0.0.1/a/master.m3u8" },
+      async () => { throw new VariantUnavailableError("a variant playlist answered 404"); });
+    expect(facts.trackFacts?.tracks?.audio.map((a) => [a.language, a.default])).toEqual([["en", true], ["fr", false], ["sp", false]]);
+    expect(facts.streaming.variants.map((v) => v.codecs)).toEqual(["avc1.42e00a,mp4a.40.2", "avc1.42e01e,mp4a.40.2"]);
+  });
+
+  it("a variant refused for another reason (a loop, a private address) still fails the stage", async () => {
+    await expect(inspectManifest("hls", { text: text(roots.m3u8, "alternateAudio.m3u8"), finalUrl: "http://127.0.0.1/a/master.m3u8" },
+      async () => { throw new ManifestError("a variant redirects back to the master playlist (a playlist loop)"); })).rejects.toThrow(/loop/);
+  });
+
+  it("708-captions.mpd: each CEA-708 service with the language of its lang: pair, as mpd-parser reads it", async () => {
+    const facts = await inspectManifest("dash", { text: text(roots.mpd, "708-captions.mpd"), finalUrl: "http://127.0.0.1/a/x.mpd" },
+      async () => { throw new Error("no nested fetch for DASH"); });
+    expect(facts.trackFacts?.tracks?.text).toEqual([{ kind: "captions", format: "cea-708", language: "en" }, { kind: "captions", format: "cea-708", language: "en" }]);
   });
 });
