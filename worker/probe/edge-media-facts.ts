@@ -63,7 +63,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   if (mime === "video/mp2t") {
     const ts = await readMpegTs(source, head).catch(() => undefined);
     const facts = ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
-    const trackFacts = readMpegTsTracks(head);
+    const trackFacts = withMpegAudioLayer(readMpegTsTracks(head), ts?.audioCodec);
     return facts && trackFacts ? { ...facts, trackFacts } : facts;
   }
   if (mime === "video/MP1S" || mime === "video/MP2P") {
@@ -168,6 +168,18 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     });
   }
   return facts;
+}
+
+/**
+ * The PMT's stream_type 0x03/0x04 says "MPEG audio", not which layer: the first frame header (read with the
+ * stream's timing) does. It names the first MPEG audio track.
+ */
+function withMpegAudioLayer(trackFacts: TrackFacts | undefined, headerCodec: string | undefined): TrackFacts | undefined {
+  const audio = trackFacts?.tracks?.audio;
+  const first = audio?.findIndex((t) => t.codec === "mp2" || t.codec === "mp3") ?? -1;
+  if (!trackFacts?.tracks || !audio || first < 0 || !headerCodec || !/^mp[123]$/.test(headerCodec)) return trackFacts;
+  const named = audio.map((t, i) => (i === first ? { ...t, codec: headerCodec } : t));
+  return { ...trackFacts, tracks: { ...trackFacts.tracks, audio: named } };
 }
 
 /** Ogg's video codecs name themselves (Theora, VP8): their codecs entry is the name. */
