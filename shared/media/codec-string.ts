@@ -20,7 +20,9 @@ export type CodecConfig =
   | { codec: "av1"; profile: number; level: number; tier: 0 | 1; bitDepth: number; colour?: ColourDescription }
   | { codec: "aac"; objectType: number }
   | { codec: "mp3-in-mp4" }
-  | { codec: "vp8" | "opus" | "vorbis" | "flac" | "ac3" | "eac3" | "mp3" | "theora" | "alac" }
+  | { codec: "vp8" | "opus" | "vorbis" | "flac" | "ac3" | "eac3" | "mp3" | "theora" | "alac" | "speex" }
+  /** MPEG-4 Part 2 video; profile_and_level_indication from the visual object sequence header. */
+  | { codec: "mpeg4"; profileLevel?: number }
   /** Linear PCM (WAVE format tag 1). */
   | { codec: "pcm" };
 
@@ -55,6 +57,7 @@ export function codecString(config: CodecConfig): string {
     case "eac3": return "ec-3";
     // RFC 2361: a WAVE format tag is the codecs entry of audio/wav; linear PCM is 1.
     case "pcm": return "1";
+    case "mpeg4": return config.profileLevel ? `mp4v.20.${config.profileLevel}` : "mp4v.20";
     default: return config.codec;
   }
 }

@@ -81,7 +81,7 @@ export function codecConfigFromFfprobe(s: FfprobeCodecFields, inMp4: boolean): C
     }
     case "aac": return { codec: "aac", objectType: aacProfiles[s.profile ?? ""] ?? 2 };
     case "mp3": return inMp4 ? { codec: "mp3-in-mp4" } : { codec: "mp3" };
-    case "vp8": case "opus": case "vorbis": case "flac": case "ac3": case "eac3": case "theora": case "alac":
+    case "vp8": case "opus": case "vorbis": case "flac": case "ac3": case "eac3": case "theora": case "alac": case "speex":
       return { codec: s.codec_name };
     default:
       // pcm_s16le, pcm_f32le, ...: linear PCM whatever the sample format.

@@ -24,6 +24,7 @@ import { ensureStreamChapterFixtures } from "../../testkit/stream-chapter-fixtur
 import { ensureMoreProvenanceFixtures, exiftoolReadingOf, moovLastFixtures, stillAndAudioFixtures } from "../../testkit/provenance-more-fixtures.ts";
 import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../../testkit/provenance-fixtures.ts";
 import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
+import { prepareOthers, type OthersContext } from "../../testkit/made-by-others.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 declare module "vitest" {
@@ -46,6 +47,8 @@ declare module "vitest" {
     provenanceFacts: Record<string, ExiftoolReading>;
     /** exiftool's reading of moov-last MP4s, HEIF/AVIF stills and Vorbis-comment audio (test/worker/provenance-tail.test.ts). */
     provenanceMoreFacts: Record<string, ExiftoolReading>;
+    /** Files and manifests other teams made, with ffprobe's and the parsers' readings (test/worker/made-by-others.test.ts). */
+    others: OthersContext;
   }
 }
 
@@ -96,7 +99,10 @@ export default async function setup(project: TestProject) {
   // Media segments with pssh boxes in their moof (test/worker/segment-protection.test.ts).
   const fragmentsDir = ensureFragmentFixtures(join(root, ".fixtures", "fragments"));
   project.provide("provenanceMoreFacts", Object.fromEntries([...moovLastFixtures, ...stillAndAudioFixtures].map(({ file }) => [file, exiftoolReadingOf(moreProvenanceDir, file)])));
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir], "127.0.0.1", extras);
+  // Media and manifests other teams made, shipped in installed npm packages (served as /media/others/...).
+  const { serveDir: othersDir, ...others } = await prepareOthers(join(root, ".."), join(root, ".fixtures", "made-by-others"));
+  project.provide("others", others);
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir, othersDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

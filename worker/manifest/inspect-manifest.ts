@@ -9,7 +9,7 @@ import { firstDashSegment, parseDash } from "./dash.ts";
 import { parseHls, type HlsMaster, type HlsMedia } from "./hls.ts";
 import type { HlsKey } from "./hls-scan.ts";
 import { maxManifestBytes, maxManifestDepth } from "./limits.ts";
-import { ManifestError } from "./manifest-error.ts";
+import { ManifestError, VariantUnavailableError } from "./manifest-error.ts";
 import type { ManifestProtocol } from "./recognize.ts";
 import { hlsTrackFacts, type StreamTrackFacts } from "./stream-tracks.ts";
 import { hlsChapterUrl, parseChapterFile } from "./stream-chapters.ts";
@@ -67,7 +67,12 @@ async function inspectHls(first: FetchedManifest, fetch: ManifestFetcher): Promi
   // One media playlist, one level below the master (maxManifestDepth): a playlist that is itself a master
   // there, or that leads back to one already read, is a loop or nesting we refuse.
   if (read.includes(chosen)) throw new ManifestError("the master playlist names itself as a variant (a playlist loop)");
-  const nested = await fetch(chosen);
+  // A variant the origin does not serve leaves the master's renditions, keys and codecs: answer from those.
+  const nested = await fetch(chosen).catch((err: unknown) => {
+    if (err instanceof VariantUnavailableError) return undefined;
+    throw err;
+  });
+  if (!nested) return withHlsTracks(hlsFacts(top, undefined, undefined, read), first.text, undefined);
   checkSize(nested.text);
   if (read.includes(nested.finalUrl)) throw new ManifestError("a variant redirects back to the master playlist (a playlist loop)");
   read.push(nested.finalUrl);

@@ -11,3 +11,6 @@ export class ManifestError extends Error {
     this.name = "ManifestError";
   }
 }
+
+/** A variant playlist the origin does not serve (404, 5xx): the master's own facts still stand. */
+export class VariantUnavailableError extends ManifestError {}

@@ -1,15 +1,15 @@
 /**
  * The Worker side of a manifest: the manifest's text (from the probe's head, or one capped GET), then the
  * facts with nested playlists fetched through the safe fetcher (SSRF checks on every hop, the inspection's
- * deadline, maxManifestBytes). A bad nested playlist is a ManifestError (the stage fails with its reason);
- * the manifest's own fetch errors are the caller's ApiErrors (4xx).
+ * deadline, maxManifestBytes). A bad nested playlist is a ManifestError (the stage fails with its reason); one
+ * the origin does not serve leaves the master's facts; the manifest's own fetch errors are the caller's ApiErrors (4xx).
  */
 import { errors } from "../errors/api-error.ts";
 import { readCapped, safeFetch, type FetchPolicy } from "../fetch/index.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { inspectManifest, type FetchedManifest, type ManifestFacts } from "./inspect-manifest.ts";
 import { maxManifestBytes } from "./limits.ts";
-import { ManifestError } from "./manifest-error.ts";
+import { VariantUnavailableError } from "./manifest-error.ts";
 import type { ManifestProtocol } from "./recognize.ts";
 
 const decode = (bytes: Uint8Array) => new TextDecoder("utf-8", { fatal: false }).decode(bytes);
@@ -35,7 +35,7 @@ async function fetchManifest(url: string, policy: FetchPolicy, nested: boolean):
   if (response.status < 200 || response.status > 299) {
     await response.body?.cancel();
     if (!nested) throw response.status === 404 ? errors.notFound() : errors.badGateway(`The remote server answered ${response.status}.`);
-    throw new ManifestError(`a variant playlist answered ${response.status}`);
+    throw new VariantUnavailableError(`a variant playlist answered ${response.status}`);
   }
   return { text: decode(await readCapped(response, maxManifestBytes, policy.deadline)), finalUrl };
 }

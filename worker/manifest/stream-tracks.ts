@@ -246,12 +246,16 @@ export function dashTrackFacts(mpdElement: MpdElement, lowLatency: boolean): Str
         ...(roles.some((r) => r.value === "main") ? { default: true } : {}), ...(name ? { name } : {}),
       });
     }
-    // CEA-608 captions inside the video: value "CC1=eng;CC3=spa" (or "eng;spa").
+    // CEA-608 captions inside the video: value "CC1=eng;CC3=spa" (or "eng;spa"); CEA-708 services (SCTE 214-1):
+    // "1=lang:eng;2=lang:eng,war:1,er:1", the language among comma-separated key:value pairs.
     for (const d of access) {
       if (!/^urn:scte:dash:cc:cea-(608|708):2015$/i.test(d.scheme)) continue;
       const format = /708/.test(d.scheme) ? "cea-708" : "cea-608";
       for (const part of d.value.split(";").slice(0, maxListedTracks)) {
-        const lang = bcp47Language(part.includes("=") ? part.split("=")[1] : part);
+        const described = part.includes("=") ? part.split("=")[1]! : part;
+        const pairs = described.split(",").map((p) => p.trim());
+        const tagged = pairs.find((p) => p.startsWith("lang:"));
+        const lang = bcp47Language(tagged ? tagged.slice(5) : pairs.some((p) => p.includes(":")) ? undefined : described);
         list.add("text", { kind: "captions", format, ...(lang ? { language: lang } : {}) });
       }
     }

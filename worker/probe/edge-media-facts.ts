@@ -12,7 +12,7 @@ import { readMatroska, type MatroskaFacts } from "./matroska-tracks.ts";
 import { RangeTokenizer } from "../bytes/range-tokenizer.ts";
 import { matroskaDurationFromTail, mp3DurationByFrames, oggDurationFromTail } from "./tail-duration.ts";
 import type { z } from "zod";
-import { codecString } from "../../shared/media/codec-string.ts";
+import { codecString, type CodecConfig } from "../../shared/media/codec-string.ts";
 import { codecConfigFromFfprobe } from "../../shared/media/ffprobe-codec.ts";
 import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
@@ -63,7 +63,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   if (mime === "video/mp2t") {
     const ts = await readMpegTs(source, head).catch(() => undefined);
     const facts = ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
-    const trackFacts = readMpegTsTracks(head);
+    const trackFacts = withMpegAudioLayer(readMpegTsTracks(head), ts?.audioCodec);
     return facts && trackFacts ? { ...facts, trackFacts } : facts;
   }
   if (mime === "video/MP1S" || mime === "video/MP2P") {
@@ -85,7 +85,8 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     .catch(() => undefined);
   const format = parsed?.format;
   const asf = /ms-asf/.test(mime) ? await readAsfHeader(source).catch(() => undefined) : undefined;
-  if (!format && !mp4 && !mkv && !asf && !oggAudio) return undefined;
+  const oggVideo = ogg?.some((s) => s.kind === "video");
+  if (!format && !mp4 && !mkv && !asf && !oggAudio && !oggVideo) return undefined;
 
   const facts: EdgeMediaFacts = mp4?.moov ? { moov: mp4.moov } : {};
   if (mp4?.segment) facts.segment = mp4.segment;
@@ -94,7 +95,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   // ID3 CHAP and Vorbis CHAPTERxx: the tags music-metadata already read.
   const chapters = audioChapters(parsed);
   if (chapters.length > 0) facts.trackFacts = { ...facts.trackFacts, chapters };
-  facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio ? ogg : undefined);
+  facts.tracks = trackEvidence(mime, format, mp4, mkv, asf, oggAudio || oggVideo ? ogg : undefined);
   let duration = mp4?.durationSeconds ?? mkv?.durationSeconds ?? format?.duration;
   if (duration === undefined && mkv) {
     duration = await matroskaDurationFromTail(source, mkv.timecodeScale).catch(() => undefined);
@@ -143,11 +144,13 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
       channels,
     });
   }
-  const configs = [video?.codecConfig ?? mkvVideo?.codecConfig, mp4?.tracks.find((t) => t.kind === "audio")?.codecConfig
+  const configs = [video?.codecConfig ?? mkvVideo?.codecConfig ?? oggVideoConfig(ogg), mp4?.tracks.find((t) => t.kind === "audio")?.codecConfig
     ?? mkv?.tracks.find((t) => t.kind === "audio")?.codecConfig].filter((c) => c !== undefined);
-  // Plain audio files (MP3, FLAC, Ogg) have no sample entry: the codec's name is its codecs entry.
-  const named = configs.length === 0 && codecName ? codecConfigFromFfprobe({ codec_name: codecName }, isMp4(mime)) : undefined;
-  if (named) configs.push(named);
+  // Plain audio files (MP3, FLAC, Ogg) have no sample entry: the codec's name is its codecs entry. An MP4 or
+  // Matroska audio track without a decoder configuration stays unnamed rather than guessed.
+  const entryAudio = mp4?.tracks.some((t) => t.kind === "audio") || mkv?.tracks.some((t) => t.kind === "audio");
+  const named = configs.length < 2 && !entryAudio && codecName ? codecConfigFromFfprobe({ codec_name: codecName }, isMp4(mime)) : undefined;
+  if (named && !configs.some((c) => c.codec === named.codec)) configs.push(named);
   if (configs.length > 0) facts.codecs = configs.map(codecString);
   if (duration && sampleRate && !facts.tracks?.video) {
     // music-metadata's bitrate is the audio stream's; fall back to the file's average.
@@ -165,6 +168,24 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
     });
   }
   return facts;
+}
+
+/**
+ * The PMT's stream_type 0x03/0x04 says "MPEG audio", not which layer: the first frame header (read with the
+ * stream's timing) does. It names the first MPEG audio track.
+ */
+function withMpegAudioLayer(trackFacts: TrackFacts | undefined, headerCodec: string | undefined): TrackFacts | undefined {
+  const audio = trackFacts?.tracks?.audio;
+  const first = audio?.findIndex((t) => t.codec === "mp2" || t.codec === "mp3") ?? -1;
+  if (!trackFacts?.tracks || !audio || first < 0 || !headerCodec || !/^mp[123]$/.test(headerCodec)) return trackFacts;
+  const named = audio.map((t, i) => (i === first ? { ...t, codec: headerCodec } : t));
+  return { ...trackFacts, tracks: { ...trackFacts.tracks, audio: named } };
+}
+
+/** Ogg's video codecs name themselves (Theora, VP8): their codecs entry is the name. */
+function oggVideoConfig(streams: OggStream[] | undefined): CodecConfig | undefined {
+  const codec = streams?.find((s) => s.kind === "video")?.codec;
+  return codec === "theora" || codec === "vp8" ? { codec } : undefined;
 }
 
 /** CEA-608/708 captions in the first video samples the head holds (an MP4 with its moov first, Matroska). */

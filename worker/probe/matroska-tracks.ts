@@ -1,3 +1,4 @@
+import { mpeg4VisualConfig } from "./mpeg4-visual.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { children, type Element } from "./matroska-elements.ts";
 import { reduced } from "./ratio.ts";
@@ -225,6 +226,10 @@ function codecConfigOf(codecId: string, priv: Uint8Array | undefined, colour: Ma
     case "A_MPEG/L3": return { codec: "mp3" };
     case "A_AC3": return { codec: "ac3" };
     case "A_EAC3": return { codec: "eac3" };
+    case "A_ALAC": return { codec: "alac" };
+    case "V_MPEG4/ISO/ASP": case "V_MPEG4/ISO/SP": case "V_MPEG4/ISO/AP": return mpeg4VisualConfig(priv);
+    // A WAVEFORMATEX in CodecPrivate; format tag 0xA109 is Speex.
+    case "A_MS/ACM": return priv && priv.length >= 2 && (priv[0]! | (priv[1]! << 8)) === 0xa109 ? { codec: "speex" } : undefined;
     default: return codecId.startsWith("A_AAC") && priv ? aacConfig(priv) : undefined;
   }
 }

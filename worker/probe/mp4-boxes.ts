@@ -1,3 +1,5 @@
+import { mpeg4VisualConfig } from "./mpeg4-visual.ts";
+import { esdsAudioTypes, isPictureCodec } from "./mp4-object-types.ts";
 import { ascii, u16be, u32be } from "../bytes/read-bytes.ts";
 import { boxes, child, path, type Box } from "./mp4-box-walk.ts";
 import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
@@ -324,7 +326,7 @@ function parseTrak(b: Uint8Array, trak: Box, movieTimescale: number): Mp4Track {
   const stts = stbl && child(b, stbl, "stts");
   if (kind === "video" && stts && mdhd) {
     const rate = sttsRate(b, stts, mdhdTimescale(b, mdhd), seconds);
-    if (rate.samples === 1) track.stillPicture = true;
+    if (rate.samples === 1 && isPictureCodec(track.codec)) track.stillPicture = true;
     else if (rate.fps) track.fps = Math.round(rate.fps * 1000) / 1000;
   }
   const tkhd = child(b, trak, "tkhd");
@@ -410,6 +412,7 @@ function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
     // vpcC is a full box: version and flags come first.
     if (box.type === "vpcC") track.codecConfig = vpcConfig(body.subarray(4));
     if (box.type === "av1C") av1 = body;
+    if (box.type === "esds" && entry.type === "mp4v") track.codecConfig = mpeg4VisualConfig(body);
     if (box.type === "pasp") {
       const num = u32be(b, box.start) ?? 0;
       const den = u32be(b, box.start + 4) ?? 0;
@@ -453,6 +456,7 @@ function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void {
       // USAC (xHE-AAC) states its output rate in its own config; the entry's field is often 0 or a placeholder.
       if (esds?.usacSampleRate) track.sampleRate = esds.usacSampleRate;
       track.codecConfig = esds?.config;
+      if (esds?.codecName) track.codec = esds.codecName;
     }
   }
   track.codecConfig ??= audioEntryConfigs[originalFormat(b, entry, "soun") ?? entry.type];
@@ -473,17 +477,16 @@ function readSoundDescriptionV2(b: Uint8Array, entry: Box, track: Mp4Track): voi
 /** Sample entries whose code alone is the codecs entry. */
 const audioEntryConfigs: Readonly<Record<string, CodecConfig>> = {
   Opus: { codec: "opus" }, fLaC: { codec: "flac" }, "ac-3": { codec: "ac3" }, "ec-3": { codec: "eac3" }, ".mp3": { codec: "mp3-in-mp4" },
-  alac: { codec: "alac" },
+  alac: { codec: "alac" }, spex: { codec: "speex" },
 };
-/** MPEG-4 objectTypeIndication values of MPEG audio: 0x40 is MPEG-4 Audio (AAC), 0x69/0x6B MPEG-2/1 (MP3). */
+/** MPEG-4 objectTypeIndication of MPEG-4 Audio (AAC); the other audio values are in mp4-object-types.ts. */
 const mpeg4Audio = 0x40;
-const mpegLayer3 = new Set([0x69, 0x6b]);
 
 /**
  * Descriptor (tag, size in up to 4 bytes of 7 bits) walk of an esds box: the object type, and from
  * AudioSpecificConfig the AAC object type and channels.
  */
-function readEsds(b: Uint8Array, start: number, end: number): { channels?: number; config?: CodecConfig; usacSampleRate?: number } | undefined {
+function readEsds(b: Uint8Array, start: number, end: number): { channels?: number; config?: CodecConfig; usacSampleRate?: number; codecName?: string } | undefined {
   let o = start;
   const descriptor = (): { tag: number; data: number } | undefined => {
     const tag = b[o];
@@ -504,7 +507,10 @@ function readEsds(b: Uint8Array, start: number, end: number): { channels?: numbe
   const config = descriptor();
   if (config?.tag !== 0x04) return undefined;
   const objectType = b[config.data];
-  if (objectType !== undefined && mpegLayer3.has(objectType)) return { config: { codec: "mp3-in-mp4" } };
+  const other = objectType === undefined ? undefined : esdsAudioTypes[objectType];
+  if (other) return { config: other.config, codecName: other.name };
+  // Another codec (MPEG-2 AAC, DTS, ...): its DecoderSpecificInfo is no AudioSpecificConfig.
+  if (objectType !== mpeg4Audio) return {};
   o = config.data + 13;
   const specific = descriptor();
   if (specific?.tag !== 0x05 || specific.data + 2 > end) return undefined;

@@ -71,5 +71,7 @@ function identify(p: Uint8Array, serial: number): OggStream {
   }
   if (ascii(p, 0, 8) === "Speex   ") return { serial, kind: "audio", codec: "speex", sampleRate: u32le(p, 36), channels: u32le(p, 48) };
   if (p[0] === 0x80 && ascii(p, 1, 6) === "theora") return { serial, kind: "video", codec: "theora" };
+  // VP8 in Ogg: "OVP80" then header type 1 (the stream header).
+  if (ascii(p, 0, 5) === "OVP80" && p[5] === 1) return { serial, kind: "video", codec: "vp8" };
   return { serial, kind: "other" };
 }
