@@ -17,7 +17,7 @@ import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { decodeHeif } from "./heif-decode.ts";
 import { isIcns, largestIcnsPng } from "./icns.ts";
 import type { GainMapFacts } from "../../../shared/media/gain-map.ts";
-import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./limits.ts";
+import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./engine-limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
 type ImageMetadata = NonNullable<RunnerMetadata["image"]>;

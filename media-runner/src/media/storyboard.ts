@@ -29,7 +29,7 @@ import type { RemoteSource } from "../fetch/remote-source.ts";
 import { engineBoundArgs, engineDiagnostics, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { extractFrame, type FrameOptions } from "./frame.ts";
 import { readMoov } from "./mp4-source.ts";
-import { engineMaxAllocBytes, engineMaxStreams, probeAnalyzeMicroseconds, probeSizeBytes } from "./limits.ts";
+import { engineMaxAllocBytes, engineMaxStreams, probeAnalyzeMicroseconds, probeSizeBytes } from "./engine-limits.ts";
 import {
   annexBAccessUnit, Mp4IndexError, parameterSets, selectKeyframes, type KeyframeCodec,
 } from "./mp4-keyframes.ts";
