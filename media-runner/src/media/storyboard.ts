@@ -30,9 +30,8 @@ import { engineBoundArgs, engineDiagnostics, ffmpegOutputBoundArgs } from "./eng
 import { extractFrame, type FrameOptions } from "./frame.ts";
 import { readMoov } from "./mp4-source.ts";
 import { engineMaxAllocBytes, engineMaxStreams, probeAnalyzeMicroseconds, probeSizeBytes } from "./engine-limits.ts";
-import {
-  annexBAccessUnit, Mp4IndexError, parameterSets, selectKeyframes, type KeyframeCodec,
-} from "./mp4-keyframes.ts";
+import { Mp4IndexError, selectKeyframes, type KeyframeCodec } from "./mp4-keyframes.ts";
+import { annexBAccessUnit, parameterSets } from "./mp4-annexb.ts";
 import { selectTileFrames } from "./mp4-tile-frames.ts";
 import { runProcess } from "./run-process.ts";
 import { boundStoryboardPlan } from "./work-walls.ts";
