@@ -1,5 +1,6 @@
 import { ascii, u32be } from "../bytes/read-bytes.ts";
-import { boxes, child, path, type Box } from "./mp4-box-walk.ts";
+import { mp4MaxTopLevelBoxes } from "../../shared/limits.ts";
+import { firstMp4Box, readBoxHeader, mp4Boxes, mp4Child, mp4Path, type Mp4Box as Box, type Mp4Parent } from "../../shared/media/mp4-box-reader.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import { readFragmentTiming } from "./mp4-fragments.ts";
 import type { TrackFacts } from "../../shared/shapes/tracks.ts";
@@ -46,8 +47,6 @@ const wholeReadBytes = 4 * 1024;
  * a round trip on a distant origin. A larger tail is walked (bytes over round trips).
  */
 const wholeTailAfterMdatBytes = 64 * 1024;
-/** Top-level boxes walked before giving up (ftyp, free, mdat, moov, ... : real files have a handful). */
-const maxTopLevelBoxes = 64;
 
 /** Walks the top-level boxes through the byte source and parses `moov`. Undefined if there is none to read. */
 export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undefined> {
@@ -55,7 +54,7 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
   if (size === undefined) return undefined;
   let offset = 0;
   let mdatAt: number | undefined;
-  for (let i = 0; i < maxTopLevelBoxes && offset + 8 <= size; i++) {
+  for (let i = 0; i < mp4MaxTopLevelBoxes && offset + 8 <= size; i++) {
     // The last boxes of a file, when their header is not held yet and they are small: read all that is left in
     // one request. Otherwise a window at the header (a moov's mvhd and first trak's headers land in it).
     // Past an mdat, the suffix sent with the head may hold part of what is left: wait for it before planning.
@@ -63,15 +62,9 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
     const wholeTail = !source.holds(offset, 16) &&
       (size - offset <= wholeReadBytes || (mdatAt !== undefined && source.missingBytes(offset, size - offset) <= wholeTailAfterMdatBytes));
     const header = wholeTail ? (await source.read(offset, size - offset)).subarray(0, 16) : await source.read(offset, 16, moovWindowBytes);
-    let boxSize = u32be(header, 0) ?? 0;
-    const type = ascii(header, 4, 4);
-    let headerSize = 8;
-    if (boxSize === 1) {
-      const high = u32be(header, 8) ?? 0;
-      boxSize = high * 2 ** 32 + (u32be(header, 12) ?? 0);
-      headerSize = 16;
-    } else if (boxSize === 0) boxSize = size - offset; // to the end of the file
-    if (boxSize < headerSize) return undefined;
+    const box = readBoxHeader(header, 0, size - offset); // size 0: to the end of the file
+    if (!box) return undefined;
+    const { type, size: boxSize, headerSize } = box;
     if (type === "mdat") mdatAt ??= offset;
     if (type === "moov") {
       if (boxSize > maxMoovBytes) return undefined;
@@ -84,7 +77,7 @@ export async function readMp4(source: RangeByteSource): Promise<Mp4Facts | undef
       const facts = parseMoov(body);
       // A fragmented moov (mvex) with nothing after it and no mdat before it: no sample anywhere in the file, an
       // initialization segment. (A plain moov without its mdat is a cut file, not a segment.)
-      const fragmented = child(body, { type: "moov", start: 0, end: body.length }, "mvex") !== undefined;
+      const fragmented = mp4Child(body, { start: 0, end: body.length }, "mvex") !== undefined;
       if (fragmented && mdatAt === undefined && offset + boxSize >= size && facts.tracks.length > 0) {
         const { durationSeconds: _none, durationFrom: _from, fragmentsUndeclared: _open, ...init } = facts;
         return { ...init, segment: "init", faststart: true };
@@ -117,24 +110,24 @@ function s32(b: Uint8Array, o: number): number {
 }
 
 function parseMoov(b: Uint8Array): Omit<Mp4Facts, "faststart"> {
-  const moov: Box = { type: "moov", start: 0, end: b.length };
-  const mvhd = child(b, moov, "mvhd");
+  const moov: Mp4Parent = { start: 0, end: b.length };
+  const mvhd = mp4Child(b, moov, "mvhd");
   const tracks: Mp4Track[] = [];
-  for (const trak of boxes(b, 0, b.length)) {
+  for (const trak of mp4Boxes(b, moov)) {
     if (trak.type !== "trak") continue;
     tracks.push(parseTrak(b, trak));
   }
   let durationSeconds = mvhd ? timing(b, mvhd) : undefined;
   let fragmentsUndeclared = false;
   // mvex: a fragmented file. mehd declares its whole duration (in the movie timescale); trex the samples' default.
-  const mvex = child(b, moov, "mvex");
+  const mvex = mp4Child(b, moov, "mvex");
   if (mvex) {
-    const mehd = child(b, mvex, "mehd");
+    const mehd = mp4Child(b, mvex, "mehd");
     const scale = mvhd ? u32be(b, mvhd.start + (b[mvhd.start] === 1 ? 20 : 12)) ?? 0 : 0;
     const ticks = mehd ? (b[mehd.start] === 1 ? (u32be(b, mehd.start + 4) ?? 0) * 2 ** 32 + (u32be(b, mehd.start + 8) ?? 0) : u32be(b, mehd.start + 4) ?? 0) : 0;
     if (scale > 0 && ticks > 0) durationSeconds = ticks / scale;
     else fragmentsUndeclared = true;
-    for (const trex of boxes(b, mvex.start, mvex.end)) {
+    for (const trex of mp4Boxes(b, mvex)) {
       const track = trex.type === "trex" ? tracks.find((t) => t.trackId === u32be(b, trex.start + 4)) : undefined;
       if (track) track.defaultSampleDuration = u32be(b, trex.start + 12);
     }
@@ -162,19 +155,19 @@ async function completeFragmented(source: RangeByteSource, facts: Omit<Mp4Facts,
 }
 
 function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
-  const hdlr = path(b, trak, "mdia", "hdlr");
+  const hdlr = mp4Path(b, trak, ["mdia", "hdlr"]);
   const handler = hdlr ? ascii(b, hdlr.start + 8, 4) : "";
   const kind = handler === "vide" ? "video" : handler === "soun" ? "audio" : "other";
   const track: Mp4Track = { kind };
-  const mdhd = path(b, trak, "mdia", "mdhd");
+  const mdhd = mp4Path(b, trak, ["mdia", "mdhd"]);
   const seconds = mdhd ? timing(b, mdhd) : undefined;
-  const tkhdBox = child(b, trak, "tkhd");
+  const tkhdBox = mp4Child(b, trak, "tkhd");
   if (tkhdBox) track.trackId = u32be(b, tkhdBox.start + (b[tkhdBox.start] === 1 ? 20 : 12));
   if (mdhd) track.timescale = mdhdTimescale(b, mdhd);
   if (seconds) track.durationSeconds = seconds;
-  const stbl = path(b, trak, "mdia", "minf", "stbl");
-  const stsd = stbl && child(b, stbl, "stsd");
-  const entry = stsd ? boxes(b, stsd.start + 8, stsd.end).next().value : undefined;
+  const stbl = mp4Path(b, trak, ["mdia", "minf", "stbl"]);
+  const stsd = stbl && mp4Child(b, stbl, "stsd");
+  const entry = stsd && firstMp4Box(b, stsd, { from: stsd.start + 8 });
   if (entry) {
     // A protected entry (encv, enca) names its codec in sinf/frma; its own fields are the original's.
     const code = originalFormat(b, entry, handler) ?? entry.type;
@@ -182,13 +175,13 @@ function parseTrak(b: Uint8Array, trak: Box): Mp4Track {
     if (kind === "video") readVisualEntry(b, entry, track);
     if (kind === "audio") readAudioEntry(b, entry, track);
   }
-  const stts = stbl && child(b, stbl, "stts");
+  const stts = stbl && mp4Child(b, stbl, "stts");
   if (kind === "video" && stts && mdhd) {
     const rate = sttsRate(b, stts, mdhdTimescale(b, mdhd), seconds);
     if (rate.samples === 1) track.stillPicture = true;
     else if (rate.fps) track.fps = Math.round(rate.fps * 1000) / 1000;
   }
-  const tkhd = child(b, trak, "tkhd");
+  const tkhd = mp4Child(b, trak, "tkhd");
   if (kind === "video" && tkhd) readTrackHeader(b, tkhd, track);
   return track;
 }
@@ -203,7 +196,7 @@ function mdhdTimescale(b: Uint8Array, mdhd: Box): number {
  * offset stretches it (8.571 fps from a 30 fps file). A table without a majority delta (variable rate) gives the
  * average. Linear in the table's entries, which the moov's size cap bounds.
  */
-export function sttsRate(b: Uint8Array, stts: Box, timescale: number, seconds: number | undefined): { samples: number; fps?: number } {
+export function sttsRate(b: Uint8Array, stts: Mp4Parent, timescale: number, seconds: number | undefined): { samples: number; fps?: number } {
   const count = Math.min(u32be(b, stts.start + 4) ?? 0, Math.floor((stts.end - stts.start - 8) / 8));
   const perDelta = new Map<number, number>();
   let samples = 0;

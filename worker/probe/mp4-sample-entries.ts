@@ -1,6 +1,6 @@
 /** The sample entries of an MP4/MOV track (ISO/IEC 14496-12 8.5.2, QuickTime sound descriptions): codec, size, rate, config. */
 import { ascii, u16be, u32be } from "../bytes/read-bytes.ts";
-import { boxes, child, type Box } from "./mp4-box-walk.ts";
+import { mp4Boxes, mp4Child, type Mp4Box as Box } from "../../shared/media/mp4-box-reader.ts";
 import { reduced } from "./ratio.ts";
 import { aacConfig, av1Config, avcConfig, hevcConfig, vpcConfig } from "../../shared/media/codec-config.ts";
 import type { CodecConfig, ColourDescription } from "../../shared/media/codec-string.ts";
@@ -27,7 +27,7 @@ export function readVisualEntry(b: Uint8Array, entry: Box, track: Mp4Track): voi
   if (width && height) { track.width = width; track.height = height; track.codedWidth = width; track.codedHeight = height; }
   let colour: ColourDescription | undefined;
   let av1: Uint8Array | undefined;
-  for (const box of boxes(b, entry.start + 78, entry.end)) {
+  for (const box of mp4Boxes(b, entry, entry.start + 78)) {
     const body = b.subarray(box.start, box.end);
     if (box.type === "avcC") {
       const idc = b[box.start + 1] ?? 0;
@@ -81,9 +81,9 @@ export function readAudioEntry(b: Uint8Array, entry: Box, track: Mp4Track): void
   const version = u16be(b, entry.start + 8) ?? 0;
   if (version === 2) readSoundDescriptionV2(b, entry, track);
   const childrenAt = entry.start + 28 + (version === 1 ? 16 : version === 2 ? 36 : 0);
-  for (const box of boxes(b, childrenAt, entry.end)) {
+  for (const box of mp4Boxes(b, entry, childrenAt)) {
     // QuickTime keeps the esds inside a `wave` box (after frma and a copy of the entry's code).
-    const esdsBox = box.type === "wave" ? child(b, box, "esds") : box.type === "esds" ? box : undefined;
+    const esdsBox = box.type === "wave" ? mp4Child(b, box, "esds") : box.type === "esds" ? box : undefined;
     // muxers write 2 in the entry's channel count whatever the stream; AAC's own config has the real number.
     if (esdsBox) {
       const esds = readEsds(b, esdsBox.start + 4, esdsBox.end);

@@ -2,7 +2,9 @@
  * The moov of a large file walked sparsely through the byte source: only the boxes parseMoov (mp4-boxes.ts)
  * reads are fetched, re-packed as a moov body of the same nesting.
  */
-import { ascii, u32be } from "../bytes/read-bytes.ts";
+import { u32be } from "../bytes/read-bytes.ts";
+import { mp4MaxBoxDepth } from "../../shared/limits.ts";
+import { readBoxHeader } from "../../shared/media/mp4-box-reader.ts";
 import { concatBytes } from "../../shared/bytes/concat-bytes.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 
@@ -23,8 +25,7 @@ const wantedChildren: Readonly<Record<string, ReadonlySet<string>>> = {
   stbl: new Set(["stsd", "stts"]),
 };
 const containerBoxes: ReadonlySet<string> = new Set(Object.keys(wantedChildren));
-/** Nesting walked below moov (trak > mdia > minf > stbl); boxes and requests one walk may take. */
-const maxSparseDepth = 4;
+/** Boxes and requests one walk may take (its nesting is that of wantedChildren: trak > mdia > minf > stbl). */
 const maxSparseBoxes = 1024;
 const maxSparseRequests = 24;
 
@@ -54,19 +55,14 @@ async function sparseBoxes(source: RangeByteSource, parent: string, start: numbe
       throw new Error("moov walk: too many boxes or requests");
     }
     const h = await source.read(o, 16, moovWindowBytes);
-    let boxSize = u32be(h, 0) ?? 0;
-    const type = ascii(h, 4, 4);
-    let headerSize = 8;
-    if (boxSize === 1) {
-      boxSize = (u32be(h, 8) ?? 0) * 2 ** 32 + (u32be(h, 12) ?? 0);
-      headerSize = 16;
-    } else if (boxSize === 0) boxSize = end - o;
-    if (boxSize < headerSize) break;
+    const box = readBoxHeader(h, 0, end - o);
+    if (!box) break;
+    const { type, size: boxSize, headerSize } = box;
     const boxEnd = Math.min(o + boxSize, end);
     let body: Uint8Array | undefined;
     if (wanted.has(type)) {
       found.add(type);
-      if (containerBoxes.has(type) && depth < maxSparseDepth) body = await sparseBoxes(source, type, o + headerSize, boxEnd, depth + 1, walk);
+      if (containerBoxes.has(type) && depth < mp4MaxBoxDepth) body = await sparseBoxes(source, type, o + headerSize, boxEnd, depth + 1, walk);
       else if (!containerBoxes.has(type)) body = await source.read(o + headerSize, boxEnd - (o + headerSize), moovWindowBytes);
       if (type === "trak") walk.traks += 1;
       // Track IDs are distinct and below mvhd's next_track_ID, so there are at most next_track_ID - 1 traks.
