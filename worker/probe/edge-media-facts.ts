@@ -1,5 +1,5 @@
 import { parseFromTokenizer, type IFormat } from "music-metadata";
-import { formatBitrate, formatDuration } from "../../shared/format/index.ts";
+import { bitrateOf, defined, durationOf, round } from "../../shared/format/metadata-values.ts";
 import type { AudioMetadata, VideoMetadata } from "../../shared/shapes/media-data.ts";
 import { readAsfHeader } from "./asf-streams.ts";
 import { readMpegPsStreams } from "./mpegps-streams.ts";
@@ -296,21 +296,4 @@ const ffprobeNames: [RegExp, string][] = [
 export function ffprobeCodecName(codec: string, bitsPerSample?: number): string {
   if (/^PCM$/i.test(codec)) return `pcm_${bitsPerSample === 8 ? "u8" : `s${bitsPerSample ?? 16}le`}`;
   return ffprobeNames.find(([pattern]) => pattern.test(codec))?.[1] ?? codec.toLowerCase();
-}
-
-function durationOf(seconds: number | undefined) {
-  return seconds ? { seconds: round(seconds, 3), formatted: formatDuration(seconds) } : undefined;
-}
-
-function bitrateOf(bps: number) {
-  return { bps: Math.round(bps), formatted: formatBitrate(bps) };
-}
-
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-function round(value: number, digits: number): number {
-  const k = 10 ** digits;
-  return Math.round(value * k) / k;
 }
