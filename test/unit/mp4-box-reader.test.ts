@@ -104,6 +104,10 @@ describe("the shared reader's rules", () => {
     parent.writeUInt32BE(0x7fffffff, 8);
     const seen = [...mp4Boxes(parent, { start: 0, end: parent.length })];
     expect(seen.map((b) => [b.type, b.end, b.overruns])).toEqual([["free", 8, false], ["trak", parent.length, true]]);
+    const walk = mp4Boxes(parent, { start: 0, end: parent.length });
+    let step = walk.next();
+    while (!step.done) step = walk.next();
+    expect(step.value).toBe("overrun");
     expect(() => [...exactMp4Boxes(parent, { start: 0, end: parent.length })]).toThrow(Mp4BoxError);
   });
 
