@@ -26,7 +26,7 @@ const workerLayers = [
 const runnerLayers = [
   ["server.ts"],
   ["app.ts"],
-  ["http", "pipeline"],
+  ["http", "pipeline", "scheduling"],
   ["proxy"],
   ["media"],
   ["fetch"],

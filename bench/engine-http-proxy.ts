@@ -18,7 +18,7 @@ import { systemResolver } from "../media-runner/src/fetch/resolver.ts";
 import { createSsrfAgent } from "../media-runner/src/fetch/ssrf-agent.ts";
 import type { UpstreamContext } from "../media-runner/src/fetch/upstream.ts";
 import { engineEnvironment, limitedCommand } from "../media-runner/src/media/run-process.ts";
-import { engineAddressSpaceBytes } from "../media-runner/src/media/limits.ts";
+import { engineAddressSpaceBytes } from "../media-runner/src/media/engine-limits.ts";
 import { safeInputArgs } from "../media-runner/src/media/engine-args.ts";
 import { hlsInputArgs } from "../media-runner/src/proxy/hls-input-args.ts";
 import { ManifestSessions } from "../media-runner/src/proxy/manifest-session.ts";

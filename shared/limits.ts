@@ -57,3 +57,13 @@ export function engineBudgetSpentMessage(): string {
 /** A storyboard's most tiles, and its sprite's columns (the schema and the runner's plan both read these). */
 export const storyboardMaxTiles = 100;
 export const storyboardColumns = 10;
+
+/**
+ * MP4 box walks (shared/media/mp4-box-reader.ts), the same at the edge and in the runner: children walked in
+ * one box (real files have a few dozen), how deep boxes nest (the deepest real path, moov > trak > mdia > minf >
+ * stbl > stsd > encv > sinf > schi > tenc, is 10), and top-level boxes walked to find the moov (ftyp, free,
+ * mdat, moov, ...: a handful).
+ */
+export const mp4MaxChildBoxes = 4096;
+export const mp4MaxBoxDepth = 16;
+export const mp4MaxTopLevelBoxes = 64;

@@ -21,7 +21,7 @@ import { RunnerError, isRunnerError } from "./errors.ts";
 import { systemResolver, type Resolver } from "./fetch/resolver.ts";
 import { createSsrfAgent } from "./fetch/ssrf-agent.ts";
 import { bearerMatches } from "./http/auth.ts";
-import { FairScheduler, flowOf } from "./http/fair-scheduler.ts";
+import { FairScheduler, flowOf } from "./scheduling/fair-scheduler.ts";
 import { Shutdown, handBackRetryAfterSeconds } from "./http/shutdown.ts";
 import type { Binaries } from "./media/binaries.ts";
 import { processJob, type JobStats } from "./pipeline/process-job.ts";

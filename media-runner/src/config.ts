@@ -58,7 +58,7 @@ export const RUNNING_PER_SLOT = 8;
 /** One origin may fill at most this fraction of the queue (1 / ORIGIN_QUEUE_SHARE), so others still get in. */
 export const ORIGIN_QUEUE_SHARE = 4;
 /**
- * Fairness between origins (http/fair-scheduler.ts). An origin with at least this many jobs in
+ * Fairness between origins (scheduling/fair-scheduler.ts). An origin with at least this many jobs in
  * the runner (under way or waiting) is crowded: a job of an origin with nothing under way takes its busy slot at
  * once (that job goes on, lent) instead of waiting up to RUNNER_SLOT_LEND_MS for a lend, and its engines run in
  * the background while a light origin has a job under way.

@@ -17,7 +17,7 @@ import { openImage } from "../../media-runner/src/media/image-decode.ts";
 import { hlsInputArgs } from "../../media-runner/src/proxy/hls-input-args.ts";
 import {
   engineAddressSpaceBytes, engineMaxAllocBytes, engineMaxStreams, engineThreads, probeAnalyzeMicroseconds, probeSizeBytes, stillMaxAllocBytes,
-} from "../../media-runner/src/media/limits.ts";
+} from "../../media-runner/src/media/engine-limits.ts";
 import type { RunnerError } from "../../media-runner/src/errors.ts";
 import { probe } from "../../media-runner/src/media/ffprobe.ts";
 import { extractFrame } from "../../media-runner/src/media/frame.ts";

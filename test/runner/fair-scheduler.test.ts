@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { inject } from "vitest";
-import { FairScheduler, type FairOptions } from "../../media-runner/src/http/fair-scheduler.ts";
+import { FairScheduler, type FairOptions } from "../../media-runner/src/scheduling/fair-scheduler.ts";
 import { isRunnerError } from "../../media-runner/src/errors.ts";
 import { lentEngineNice } from "../../media-runner/src/media/engine-priority.ts";
 import { runProcess } from "../../media-runner/src/media/run-process.ts";

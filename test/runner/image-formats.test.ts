@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerApp } from "../../media-runner/src/app.ts";
-import { shrinkOnLoadPixels } from "../../media-runner/src/media/limits.ts";
+import { shrinkOnLoadPixels } from "../../media-runner/src/media/engine-limits.ts";
 import { RunnerErrorBody, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { ensureFormatFixtures, formatFixtures, hugeWebp, scene } from "../../testkit/image-format-fixtures.ts";
 import { processRequest, sharp, testApp } from "../../testkit/runner/harness.ts";

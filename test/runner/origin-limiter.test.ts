@@ -4,7 +4,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OriginLimiter, originLimiter, RUNNER_ORIGIN_MAX_CONCURRENT } from "../../media-runner/src/fetch/origin-limiter.ts";
+import { OriginLimiter, originLimiter, RUNNER_ORIGIN_MAX_CONCURRENT } from "../../media-runner/src/fetch/origin-slots.ts";
 import { systemResolver } from "../../media-runner/src/fetch/resolver.ts";
 import { createSsrfAgent } from "../../media-runner/src/fetch/ssrf-agent.ts";
 import { discard, openUpstream, type UpstreamContext } from "../../media-runner/src/fetch/upstream.ts";

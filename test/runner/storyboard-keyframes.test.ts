@@ -8,7 +8,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { annexBAccessUnit, Mp4IndexError, parameterSets, selectKeyframes } from "../../media-runner/src/media/mp4-keyframes.ts";
+import { Mp4IndexError, selectKeyframes } from "../../media-runner/src/media/mp4-keyframes.ts";
+import { annexBAccessUnit, parameterSets } from "../../media-runner/src/media/mp4-annexb.ts";
 import { planRanges } from "../../media-runner/src/media/storyboard.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "storyboard-keyframes");

@@ -1,4 +1,5 @@
 import type { IAudioMetadata } from "music-metadata";
+import { round } from "../../shared/format/metadata-values.ts";
 import { maxListedChapters, maxTrackLabelLength, type Chapter } from "../../shared/shapes/tracks.ts";
 
 /** Vorbis comment chapters (the CHAPTERxxx=HH:MM:SS.mmm and CHAPTERxxxNAME convention of Ogg and FLAC). */
@@ -13,7 +14,7 @@ export function audioChapters(metadata: Pick<IAudioMetadata, "format" | "native"
   if (!metadata) return [];
   const id3 = metadata.format.chapters;
   if (id3?.length) {
-    return id3.slice(0, maxListedChapters).map((c) => ({ start: round(c.start), ...(c.title ? { title: c.title.slice(0, maxTrackLabelLength) } : {}) }));
+    return id3.slice(0, maxListedChapters).map((c) => ({ start: round(c.start, 3), ...(c.title ? { title: c.title.slice(0, maxTrackLabelLength) } : {}) }));
   }
   const tags = metadata.native["vorbis"];
   if (!tags) return [];
@@ -31,10 +32,6 @@ export function audioChapters(metadata: Pick<IAudioMetadata, "format" | "native"
       starts.set(chapter[1]!, seconds);
     }
   }
-  return [...starts].map(([id, start]) => ({ start: round(start), ...(names.get(id) ? { title: names.get(id)! } : {}) }))
+  return [...starts].map(([id, start]) => ({ start: round(start, 3), ...(names.get(id) ? { title: names.get(id)! } : {}) }))
     .sort((a, b) => a.start - b.start).slice(0, maxListedChapters);
-}
-
-function round(seconds: number): number {
-  return Math.round(seconds * 1000) / 1000;
 }

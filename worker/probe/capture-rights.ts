@@ -1,4 +1,5 @@
 import type { Capture, Rights } from "../../shared/shapes/provenance.ts";
+import { round } from "../../shared/format/metadata-values.ts";
 import type { TagGroups } from "./image-tags.ts";
 
 /** What an image's EXIF/IPTC/XMP tags say, in the API's shapes; each part absent when the tags hold none of it. */
@@ -127,11 +128,6 @@ export function location(latitude: number, longitude: number, altitudeM: number 
     longitude: round(longitude, 7),
     ...(altitudeM !== undefined && Number.isFinite(altitudeM) ? { altitudeM: round(altitudeM, 2) } : {}),
   };
-}
-
-function round(v: number, digits: number): number {
-  const k = 10 ** digits;
-  return Math.round(v * k) / k;
 }
 
 /** The object without undefined values, or undefined when nothing is left. */

@@ -1,14 +1,10 @@
 import { parseFromTokenizer, type IFormat } from "music-metadata";
-import { formatBitrate, formatDuration } from "../../shared/format/index.ts";
-import type { AudioMetadata, VideoMetadata } from "../../shared/shapes/media-data.ts";
-import { readAsfHeader } from "./asf-streams.ts";
-import { readMpegPsStreams } from "./mpegps-streams.ts";
-import { readMpegTsStreams } from "./mpegts-streams.ts";
+import { bitrateOf, defined, durationOf, round } from "../../shared/format/metadata-values.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
 import type { TrackEvidence } from "./evidence.ts";
-import { readMp4, type Mp4Facts } from "./mp4-boxes.ts";
-import { readOggHeaders, type OggStream } from "./ogg-headers.ts";
-import { readMatroska, type MatroskaFacts } from "./matroska-tracks.ts";
+import type { Mp4Facts } from "./mp4-boxes.ts";
+import type { OggStream } from "./ogg-headers.ts";
+import type { MatroskaFacts } from "./matroska-tracks.ts";
 import { RangeTokenizer } from "../bytes/range-tokenizer.ts";
 import { matroskaDurationFromTail, mp3DurationByFrames, oggDurationFromTail } from "./tail-duration.ts";
 import type { z } from "zod";
@@ -18,38 +14,10 @@ import type { FactSources } from "../../shared/shapes/media-data.ts";
 import type { HeaderFacts } from "./header-facts.ts";
 import { maxListedTracks, type TrackFacts } from "../../shared/shapes/tracks.ts";
 import { audioChapters } from "./audio-chapters.ts";
-import { readMpegTsTracks } from "./mpegts-tracks.ts";
 import { ceaCaptions } from "./cea-captions.ts";
-import { readAc3 } from "./ac3-frames.ts";
-import { isPackedAudio, maxCountedAdtsBytes, readAdts } from "./adts-frames.ts";
-import { readRf64 } from "./rf64-header.ts";
-import { readFlv } from "./flv-metadata.ts";
-import { readAvi } from "./avi-header.ts";
-import { readMpegTs } from "./mpegts-timing.ts";
-import { readMpegPs } from "./mpegps-timing.ts";
-import { readAmr } from "./amr-frames.ts";
-import { flicMime, readFlic } from "./flic-header.ts";
+import { edgeMediaReaderFor, isMatroska, isMp4, type ContainerTracks, type EdgeMediaFacts } from "./edge-media-readers.ts";
 
-export interface EdgeMediaFacts {
-  audio?: z.infer<typeof AudioMetadata>;
-  video?: z.infer<typeof VideoMetadata>;
-  /** The container's track list, when it has one: the category evidence. */
-  tracks?: TrackEvidence;
-  /** How the duration was found when the container does not declare one ("matroska-tail", "mp3-frames"). */
-  durationSource?: string;
-  /** RFC 6381 codecs entries of the video and audio tracks the container's sample entries describe. */
-  codecs?: string[];
-  /** An initialization segment (mp4-boxes.ts): tracks and codecs, no samples. */
-  segment?: "init";
-  /** Tracks with languages and dispositions, chapters and encryption, where the header read declares them. */
-  trackFacts?: TrackFacts;
-  /** An MP4/MOV moov read whole (capture and rights facts live in its user data). */
-  moov?: Uint8Array;
-}
-
-const isMp4 = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp)$/.test(mime);
-const isMatroska = (mime: string) => /^(video|audio)\/(webm|matroska|x-matroska)$/.test(mime);
-const isOgg = (mime: string) => /^(audio|video|application)\/ogg\b/.test(mime);
+export type { EdgeMediaFacts };
 
 /**
  * Reads container facts through Range requests: our readers where music-metadata leaves facts out or reads too
@@ -59,32 +27,21 @@ const isOgg = (mime: string) => /^(audio|video|application)\/ogg\b/.test(mime);
  * Returns what it could read; the media runner does the rest.
  */
 export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, head: Uint8Array): Promise<EdgeMediaFacts | undefined> {
-  // MPEG-TS/PS: only the stream list, from the head (music-metadata does not read these containers).
-  if (mime === "video/mp2t") {
-    const ts = await readMpegTs(source, head).catch(() => undefined);
-    const facts = ts ? fromHeaderFacts(ts, source.size ?? head.length) : mpegTracks(readMpegTsStreams(head), "mpegts-pmt");
-    const trackFacts = withMpegAudioLayer(readMpegTsTracks(head), ts?.audioCodec);
-    return facts && trackFacts ? { ...facts, trackFacts } : facts;
-  }
-  if (mime === "video/MP1S" || mime === "video/MP2P") {
-    const ps = await readMpegPs(source, head).catch(() => undefined);
-    return ps ? fromHeaderFacts(ps, source.size ?? head.length) : mpegTracks(readMpegPsStreams(head), "mpegps-packs");
-  }
+  const reader = edgeMediaReaderFor(mime);
+  if (reader?.kind === "stream-list") return reader.read(source, head, fromHeaderFacts);
   if (source.size === undefined) return undefined;
   const size = source.size;
-  const declared = await readHeaderFacts(source, mime, head, size).catch(() => undefined);
-  if (declared) return fromHeaderFacts(declared, size);
-  const mp4 = isMp4(mime) ? await readMp4(source).catch(() => undefined) : undefined;
-  // Matroska's Info and Tracks, by element walking; music-metadata would walk every cluster of a live recording.
-  const mkv = isMatroska(mime) ? await readMatroska(source).catch(() => undefined) : undefined;
-  // Ogg's identification headers sit on its first pages (music-metadata reads 13 pages for them).
-  const ogg = isOgg(mime) ? await readOggHeaders(source).catch(() => undefined) : undefined;
+  if (reader?.kind === "header") {
+    // A reader that throws (a header it cannot read) is a reader that found nothing.
+    const declared = await (async () => reader.read(source, head, size))().catch(() => undefined);
+    if (declared) return fromHeaderFacts(declared, size);
+  }
+  const { mp4, mkv, ogg, asf }: ContainerTracks = reader?.kind === "tracks" ? await reader.read(source) : {};
   const oggAudio = ogg?.find((s) => s.kind === "audio" && s.codec && s.sampleRate);
   // A parsed moov, Tracks list or Ogg header already says everything; music-metadata would only read past it again.
   const parsed = mkv || mp4?.tracks.length || oggAudio ? undefined : await parseFromTokenizer(new RangeTokenizer(source, mime), { skipCovers: true, duration: false })
     .catch(() => undefined);
   const format = parsed?.format;
-  const asf = /ms-asf/.test(mime) ? await readAsfHeader(source).catch(() => undefined) : undefined;
   const oggVideo = ogg?.some((s) => s.kind === "video");
   if (!format && !mp4 && !mkv && !asf && !oggAudio && !oggVideo) return undefined;
 
@@ -174,14 +131,6 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
  * The PMT's stream_type 0x03/0x04 says "MPEG audio", not which layer: the first frame header (read with the
  * stream's timing) does. It names the first MPEG audio track.
  */
-function withMpegAudioLayer(trackFacts: TrackFacts | undefined, headerCodec: string | undefined): TrackFacts | undefined {
-  const audio = trackFacts?.tracks?.audio;
-  const first = audio?.findIndex((t) => t.codec === "mp2" || t.codec === "mp3") ?? -1;
-  if (!trackFacts?.tracks || !audio || first < 0 || !headerCodec || !/^mp[123]$/.test(headerCodec)) return trackFacts;
-  const named = audio.map((t, i) => (i === first ? { ...t, codec: headerCodec } : t));
-  return { ...trackFacts, tracks: { ...trackFacts.tracks, audio: named } };
-}
-
 /** Ogg's video codecs name themselves (Theora, VP8): their codecs entry is the name. */
 function oggVideoConfig(streams: OggStream[] | undefined): CodecConfig | undefined {
   const codec = streams?.find((s) => s.kind === "video")?.codec;
@@ -196,23 +145,6 @@ function withCea(trackFacts: TrackFacts, head: Uint8Array): TrackFacts {
   if (!tracks || formats.length === 0) return trackFacts;
   const text = [...tracks.text, ...formats.map((format) => ({ kind: "captions" as const, format }))];
   return { ...trackFacts, tracks: { ...tracks, text: text.slice(0, maxListedTracks) } };
-}
-
-/** Containers whose header one small reader covers (music-metadata reads none of them, or not their duration). */
-async function readHeaderFacts(source: RangeByteSource, mime: string, head: Uint8Array, size: number): Promise<HeaderFacts | undefined> {
-  if (mime === "audio/vnd.dolby.dd-raw" || mime === "audio/ac3" || mime === "audio/eac3") return readAc3(head, size);
-  // An HLS packed-audio segment (its ID3 tag carries the segment's MPEG-TS timestamp) is read whole and its frames
-  // counted: a bitrate estimate is worst on a few seconds of audio. Other ADTS files keep ffprobe's estimate.
-  if (mime === "audio/aac" || mime === "audio/x-aac") {
-    const packed = isPackedAudio(head) && size <= maxCountedAdtsBytes;
-    return readAdts(packed ? await source.read(0, size) : head, size, packed);
-  }
-  if (mime === "audio/wav") return readRf64(head);
-  if (mime === "audio/amr" || mime === "audio/amr-wb") return readAmr(head, size);
-  if (mime === "video/x-flv") return readFlv(head);
-  if (mime === flicMime) return readFlic(head);
-  if (mime === "video/vnd.avi" || mime === "video/avi" || mime === "video/x-msvideo") return readAvi(source, head);
-  return undefined;
 }
 
 /** The API's shapes from a header reader's facts; a video needs duration and size, as for MP4 and Matroska. */
@@ -263,13 +195,9 @@ function sourcesOf(entries: Partial<Record<keyof z.infer<typeof FactSources>, So
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function mpegTracks(streams: { video: number; audio: number } | undefined, source: string): EdgeMediaFacts | undefined {
-  return streams ? { tracks: { ...streams, source } } : undefined;
-}
-
 /** Audio and video track counts from the container's own list; cover art is never a video track. */
 function trackEvidence(mime: string, format: IFormat | undefined, mp4: Mp4Facts | undefined, mkv: MatroskaFacts | undefined,
-  asf: Awaited<ReturnType<typeof readAsfHeader>>, ogg: OggStream[] | undefined): TrackEvidence | undefined {
+  asf: ContainerTracks["asf"], ogg: OggStream[] | undefined): TrackEvidence | undefined {
   if (mp4) {
     return {
       video: mp4.tracks.filter((t) => t.kind === "video" && !t.stillPicture).length,
@@ -317,21 +245,4 @@ const ffprobeNames: [RegExp, string][] = [
 export function ffprobeCodecName(codec: string, bitsPerSample?: number): string {
   if (/^PCM$/i.test(codec)) return `pcm_${bitsPerSample === 8 ? "u8" : `s${bitsPerSample ?? 16}le`}`;
   return ffprobeNames.find(([pattern]) => pattern.test(codec))?.[1] ?? codec.toLowerCase();
-}
-
-function durationOf(seconds: number | undefined) {
-  return seconds ? { seconds: round(seconds, 3), formatted: formatDuration(seconds) } : undefined;
-}
-
-function bitrateOf(bps: number) {
-  return { bps: Math.round(bps), formatted: formatBitrate(bps) };
-}
-
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-function round(value: number, digits: number): number {
-  const k = 10 ** digits;
-  return Math.round(value * k) / k;
 }

@@ -1,6 +1,6 @@
 import { maxKeySystems, type Protection, type TrackFacts } from "../../shared/shapes/tracks.ts";
 import { keySystemOfId } from "../../shared/media/key-systems.ts";
-import { boxes } from "./mp4-box-walk.ts";
+import { mp4Boxes } from "../../shared/media/mp4-box-reader.ts";
 
 /**
  * Common Encryption that a fragmented MP4 declares in its movie fragments (ISO/IEC 23001-7): `pssh` boxes in a
@@ -30,14 +30,14 @@ export function moofProtection(b: Uint8Array): Protection | undefined {
     }
     if (type === "senc" || uuid === piffSenc) encrypted = true;
   };
-  for (const box of boxes(b, 0, b.length)) {
+  for (const box of mp4Boxes(b, { start: 0, end: b.length })) {
     if (++top > maxTopLevelBoxes) break;
     if (box.type !== "moof") continue;
-    for (const inner of boxes(b, box.start, box.end)) {
+    for (const inner of mp4Boxes(b, box)) {
       if (++walked > maxWalkedBoxes) break;
       note(inner.type, inner.start, inner.end);
       if (inner.type !== "traf") continue;
-      for (const leaf of boxes(b, inner.start, inner.end)) {
+      for (const leaf of mp4Boxes(b, inner)) {
         if (++walked > maxWalkedBoxes) break;
         note(leaf.type, leaf.start, leaf.end);
       }

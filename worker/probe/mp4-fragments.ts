@@ -1,5 +1,6 @@
 import { ascii, u32be } from "../bytes/read-bytes.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
+import { mp4Boxes, mp4Child, type Mp4Parent } from "../../shared/media/mp4-box-reader.ts";
 
 /**
  * Fragmented MP4 (ISO 14496-12 8.8): the moov of an init segment has empty sample tables, so the duration and
@@ -14,18 +15,10 @@ const maxEntries = 4096;
 
 export interface FragmentTiming { durationSeconds?: number; durationFrom?: "header" | "packets-counted"; fps?: number }
 
-interface Box { type: string; start: number; end: number }
+type Box = Mp4Parent;
 
-function* boxes(b: Uint8Array, start: number, end: number): Generator<Box> {
-  for (let o = start, n = 0; o + 8 <= end && n < maxEntries; n++) {
-    const size = u32be(b, o) ?? 0;
-    if (size < 8) return;
-    yield { type: ascii(b, o + 4, 4), start: o + 8, end: Math.min(o + size, end) };
-    o += size;
-  }
-}
-
-const child = (b: Uint8Array, parent: Box, type: string) => { for (const x of boxes(b, parent.start, parent.end)) if (x.type === type) return x; return undefined; };
+const boxes = (b: Uint8Array, start: number, end: number) => mp4Boxes(b, { start, end });
+const child = (b: Uint8Array, parent: Box, type: string) => mp4Child(b, parent, type);
 const u64 = (b: Uint8Array, o: number) => (u32be(b, o) ?? 0) * 2 ** 32 + (u32be(b, o + 4) ?? 0);
 
 /** A box at `offset` whose size is capped, read whole; undefined when it is not `type`. */

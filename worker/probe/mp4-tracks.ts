@@ -1,5 +1,5 @@
 import { ascii, u16be, u32be } from "../bytes/read-bytes.ts";
-import { boxes, child, path, type Box } from "./mp4-box-walk.ts";
+import { firstMp4Box, mp4Boxes, mp4Child, mp4Path, type Mp4Box as Box, type Mp4Parent } from "../../shared/media/mp4-box-reader.ts";
 import { mdhdLanguage } from "../../shared/media/languages.ts";
 import { keySystemOfId } from "../../shared/media/key-systems.ts";
 import {
@@ -37,8 +37,8 @@ const audioRoleOf: Readonly<Record<string, NonNullable<AudioTrack["role"]>>> = {
 /** The original format of a protected sample entry (sinf/frma), or undefined for a clear one. */
 export function originalFormat(b: Uint8Array, entry: Box, handler: string): string | undefined {
   if (!protectedEntries.has(entry.type)) return undefined;
-  const sinf = child(b, { type: "entry", start: entryChildren(b, entry, handler), end: entry.end }, "sinf");
-  const frma = sinf && child(b, sinf, "frma");
+  const sinf = mp4Child(b, entry, "sinf", { from: entryChildren(b, entry, handler) });
+  const frma = sinf && mp4Child(b, sinf, "frma");
   return frma ? ascii(b, frma.start, 4) : undefined;
 }
 
@@ -58,7 +58,7 @@ function entryChildren(b: Uint8Array, entry: Box, handler: string): number {
  * lists are cut at the shared limits.
  */
 export function readMp4TrackFacts(b: Uint8Array, basics: readonly Mp4TrackBasics[]): TrackFacts {
-  const moov: Box = { type: "moov", start: 0, end: b.length };
+  const moov: Mp4Parent = { start: 0, end: b.length };
   const tracks: MediaTracks = { video: [], audio: [], text: [] };
   const systems = new Set<string>();
   let pssh = 0;
@@ -68,39 +68,39 @@ export function readMp4TrackFacts(b: Uint8Array, basics: readonly Mp4TrackBasics
   const chapterTrackIds = new Set<number>();
   const traks: { box: Box; basics: Mp4TrackBasics | undefined; id: number | undefined }[] = [];
   let index = 0;
-  for (const box of boxes(b, moov.start, moov.end)) {
+  for (const box of mp4Boxes(b, moov)) {
     if (box.type === "pssh") {
       pssh += 1;
       if (systems.size < maxKeySystems) systems.add(keySystemOfId(hex(b, box.start + 4, 16)));
     }
     if (box.type !== "trak") continue;
-    const tkhd = child(b, box, "tkhd");
+    const tkhd = mp4Child(b, box, "tkhd");
     const id = tkhd ? u32be(b, tkhd.start + (b[tkhd.start] === 1 ? 20 : 12)) : undefined;
-    const tref = child(b, box, "tref");
-    const chap = tref && child(b, tref, "chap");
+    const tref = mp4Child(b, box, "tref");
+    const chap = tref && mp4Child(b, tref, "chap");
     // tref/chap lists the track IDs of the QuickTime chapter track(s) this track uses.
     if (chap) for (let o = chap.start; o + 4 <= chap.end && chapterTrackIds.size < maxListedTracks; o += 4) chapterTrackIds.add(u32be(b, o) ?? 0);
     traks.push({ box, basics: basics[index], id });
     index += 1;
   }
   for (const { box, basics: known, id } of traks) {
-    const hdlr = path(b, box, "mdia", "hdlr");
+    const hdlr = mp4Path(b, box, ["mdia", "hdlr"]);
     const handler = hdlr ? ascii(b, hdlr.start + 8, 4) : "";
-    const mdhd = path(b, box, "mdia", "mdhd");
+    const mdhd = mp4Path(b, box, ["mdia", "mdhd"]);
     const language = mdhd ? mdhdLanguage(u16be(b, mdhd.start + (b[mdhd.start] === 1 ? 32 : 20)) ?? 0) : undefined;
-    const tkhd = child(b, box, "tkhd");
+    const tkhd = mp4Child(b, box, "tkhd");
     // tkhd flag 1 is track_enabled: what ffmpeg writes for, and reads as, the default disposition.
     const enabled = tkhd ? ((b[tkhd.start + 3] ?? 0) & 1) === 1 : undefined;
     const kinds = kindValues(b, box);
-    const stsd = path(b, box, "mdia", "minf", "stbl", "stsd");
-    const entry = stsd ? boxes(b, stsd.start + 8, stsd.end).next().value : undefined;
+    const stsd = mp4Path(b, box, ["mdia", "minf", "stbl", "stsd"]);
+    const entry = stsd && firstMp4Box(b, stsd, { from: stsd.start + 8 });
     let code = entry?.type;
     if (entry && protectedEntries.has(entry.type)) {
       encrypted = true;
       const at = entryChildren(b, entry, handler);
       code = originalFormat(b, entry, handler) ?? entry.type;
-      const sinf = child(b, { type: "entry", start: at, end: entry.end }, "sinf");
-      const schm = sinf && child(b, sinf, "schm");
+      const sinf = mp4Child(b, entry, "sinf", { from: at });
+      const schm = sinf && mp4Child(b, sinf, "schm");
       if (schm && !scheme) scheme = ascii(b, schm.start + 4, 4).replace(/[^\x20-\x7e]/g, "").trim() || undefined;
     }
     const base = { ...(language ? { language } : {}), ...(enabled !== undefined ? { default: enabled } : {}) };
@@ -138,10 +138,10 @@ const textFormats: Readonly<Record<string, string>> = {
 
 /** Values of the trak's udta/kind boxes (full box: scheme URI then value, both null-terminated). */
 function kindValues(b: Uint8Array, trak: Box): string[] {
-  const udta = child(b, trak, "udta");
+  const udta = mp4Child(b, trak, "udta");
   if (!udta) return [];
   const out: string[] = [];
-  for (const kind of boxes(b, udta.start, udta.end)) {
+  for (const kind of mp4Boxes(b, udta)) {
     if (kind.type !== "kind" || out.length >= 8) continue;
     const [, value] = cStrings(b, kind.start + 4, kind.end, 2);
     if (value) out.push(value.toLowerCase());
@@ -163,8 +163,8 @@ function cStrings(b: Uint8Array, start: number, end: number, count: number): str
 }
 
 /** Nero chapters (moov/udta/chpl): start in 100 ns units, a length-prefixed UTF-8 title; at most 255 entries. */
-function readChpl(b: Uint8Array, moov: Box): Chapter[] {
-  const chpl = path(b, moov, "udta", "chpl");
+function readChpl(b: Uint8Array, moov: Mp4Parent): Chapter[] {
+  const chpl = mp4Path(b, moov, ["udta", "chpl"]);
   if (!chpl) return [];
   const version = b[chpl.start] ?? 0;
   let o = chpl.start + 4 + (version === 1 ? 4 : 0);
@@ -198,27 +198,27 @@ interface ChapterSamples { times: number[]; offsets: number[]; sizes: number[] }
  * sample table their starts): from stts, stsz, stsc and stco/co64, at most maxListedChapters samples.
  */
 export function chapterTrackSamples(b: Uint8Array): ChapterSamples | undefined {
-  const moov: Box = { type: "moov", start: 0, end: b.length };
+  const moov: Mp4Parent = { start: 0, end: b.length };
   const ids = new Set<number>();
   const traks: Box[] = [];
-  for (const box of boxes(b, moov.start, moov.end)) {
+  for (const box of mp4Boxes(b, moov)) {
     if (box.type !== "trak") continue;
     traks.push(box);
-    const chap = path(b, box, "tref", "chap");
+    const chap = mp4Path(b, box, ["tref", "chap"]);
     if (chap) for (let o = chap.start; o + 4 <= chap.end && ids.size < 8; o += 4) ids.add(u32be(b, o) ?? 0);
   }
   const trak = traks.find((t) => {
-    const tkhd = child(b, t, "tkhd");
+    const tkhd = mp4Child(b, t, "tkhd");
     return tkhd !== undefined && ids.has(u32be(b, tkhd.start + (b[tkhd.start] === 1 ? 20 : 12)) ?? -1);
   });
-  const mdhd = trak && path(b, trak, "mdia", "mdhd");
-  const stbl = trak && path(b, trak, "mdia", "minf", "stbl");
+  const mdhd = trak && mp4Path(b, trak, ["mdia", "mdhd"]);
+  const stbl = trak && mp4Path(b, trak, ["mdia", "minf", "stbl"]);
   if (!mdhd || !stbl) return undefined;
   const timescale = u32be(b, mdhd.start + (b[mdhd.start] === 1 ? 20 : 12)) ?? 0;
-  const stts = child(b, stbl, "stts");
-  const stsz = child(b, stbl, "stsz");
-  const stsc = child(b, stbl, "stsc");
-  const stco = child(b, stbl, "stco") ?? child(b, stbl, "co64");
+  const stts = mp4Child(b, stbl, "stts");
+  const stsz = mp4Child(b, stbl, "stsz");
+  const stsc = mp4Child(b, stbl, "stsc");
+  const stco = mp4Child(b, stbl, "stco") ?? mp4Child(b, stbl, "co64");
   if (!timescale || !stts || !stsz || !stsc || !stco) return undefined;
   const wide = stco.type === "co64";
   const times: number[] = [];

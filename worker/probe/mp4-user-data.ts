@@ -1,6 +1,7 @@
 import { ascii, u16be, u32be } from "../bytes/read-bytes.ts";
 import type { Capture, Rights } from "../../shared/shapes/provenance.ts";
 import { compact, exifDateTime, location, text } from "./capture-rights.ts";
+import { mp4Boxes, type Mp4Box as Box, type Mp4Parent } from "../../shared/media/mp4-box-reader.ts";
 
 /**
  * Capture and rights facts of an MP4/MOV from its moov: the QuickTime metadata keys (moov/meta with an `mdta`
@@ -53,18 +54,11 @@ export function readMp4UserData(moov: Uint8Array): Mp4Declarations {
   return compact<Mp4Declarations>({ capture, rights }) ?? {};
 }
 
-interface Box { type: string; start: number; end: number }
-
+/** The shared box walk, with one budget of boxes over the whole user-data read. */
 function* boxes(b: Uint8Array, start: number, end: number, budget: { boxes: number }): Generator<Box> {
-  let o = start;
-  while (o + 8 <= end && budget.boxes++ < maxBoxes) {
-    let size = u32be(b, o) ?? 0;
-    let header = 8;
-    if (size === 1) { size = (u32be(b, o + 8) ?? 0) * 2 ** 32 + (u32be(b, o + 12) ?? 0); header = 16; }
-    else if (size === 0) size = end - o;
-    if (size < header) return;
-    yield { type: latin1(b, o + 4, 4), start: o + header, end: Math.min(o + size, end) };
-    o += size;
+  for (const box of mp4Boxes(b, { start, end })) {
+    if (budget.boxes++ >= maxBoxes) return;
+    yield box;
   }
 }
 
@@ -99,7 +93,7 @@ function readKeys(b: Uint8Array, keysBox: Box, budget: { boxes: number }): strin
 }
 
 /** A `data` box: type indicator (1 = UTF-8), locale, then the value. */
-function dataText(b: Uint8Array, data: Box): string | undefined {
+function dataText(b: Uint8Array, data: Mp4Parent): string | undefined {
   const type = u32be(b, data.start) ?? 0;
   if (type !== 1 && type !== 0) return undefined;
   return text(utf8(b, data.start + 8, data.end));
@@ -164,12 +158,6 @@ export function parseIso6709(value: string): Capture["location"] {
   const m = /^([+-]\d{1,2}(?:\.\d+)?)([+-]\d{1,3}(?:\.\d+)?)([+-]\d+(?:\.\d+)?)?(?:CRS[^/]*)?\/?$/.exec(value.trim());
   if (!m) return undefined;
   return location(Number(m[1]), Number(m[2]), m[3] !== undefined ? Number(m[3]) : undefined);
-}
-
-function latin1(b: Uint8Array, o: number, length: number): string {
-  let s = "";
-  for (let i = 0; i < length && o + i < b.length; i++) s += String.fromCharCode(b[o + i]!);
-  return s;
 }
 
 function utf8(b: Uint8Array, start: number, end: number): string {

@@ -9,37 +9,10 @@ import type { Readable } from "node:stream";
 import { RunnerError } from "../errors.ts";
 import { parseContentLength, parseContentRange } from "../../../shared/bytes/content-range.ts";
 import { discard, openUpstream, upstreamError, type UpstreamContext } from "./upstream.ts";
+import { BlockCache } from "./block-cache.ts";
+import { ifRangeValidator, sameFile, type SourceLimits, type SourceSeed } from "./source-seed.ts";
 
-export interface SourceLimits {
-  /** Cap on bytes pulled from the origin for this job, and on the announced file size. */
-  maxSourceBytes: number;
-  /** Cache and request granularity. */
-  blockBytes: number;
-  /** Longest single Range request, in blocks, reached by doubling on sequential reads. */
-  maxSpanBlocks: number;
-  /** Cached bytes kept per job (least recently used dropped first). */
-  maxCacheBytes: number;
-}
-
-export const defaultSourceLimits: Omit<SourceLimits, "maxSourceBytes"> = {
-  // Small blocks: an engine reading a 60 KB moov or one keyframe pulls about that, not a quarter MiB.
-  blockBytes: 64 * 1024,
-  // Sequential reads still grow to 1 MiB requests.
-  maxSpanBlocks: 16,
-  maxCacheBytes: 24 * 1024 * 1024,
-};
-
-/** What the edge already read (RunnerRequest.head): the file's first bytes and the validators it saw. */
-export interface SourceSeed {
-  /** Bytes from file offset 0. */
-  bytes: Buffer;
-  /** The file's size as the edge saw it. */
-  size: number;
-  etag?: string;
-  lastModified?: string;
-  /** The file's bytes from `offset` to its end, when the edge read them (a moov-last file's index is there). */
-  tail?: { offset: number; bytes: Buffer };
-}
+export { defaultSourceLimits, type SourceLimits, type SourceSeed } from "./source-seed.ts";
 
 type Block = [index: number, bytes: Buffer];
 
@@ -59,15 +32,8 @@ export class RemoteSource {
   seeded = false;
   /** The edge's bytes at the file's end, once the origin confirmed the file: served before any block is fetched. */
   private tail: { offset: number; bytes: Buffer } | undefined;
-  /** The head's bytes past its last whole block: completed by the block's download, served from memory until then. */
-  private partial: { index: number; bytes: Buffer } | undefined;
-  private readonly cache = new Map<number, Buffer>();
-  private cachedBytes = 0;
-  /**
-   * Blocks being downloaded, so that a second reader waits for them instead of fetching them again
-   * (ffprobe opens a new connection for its seek while the first is still pulling the same bytes).
-   */
-  private readonly inflight = new Map<number, Promise<void>>();
+  /** The blocks held, the head's last partial block, and the blocks being downloaded. */
+  private readonly blocks: BlockCache;
 
   /** The first request's body, whose blocks past the first may still be arriving (stopped by close()). */
   private firstBody: Readable | undefined;
@@ -82,6 +48,7 @@ export class RemoteSource {
     private readonly seed?: SourceSeed,
   ) {
     this.finalUrl = url;
+    this.blocks = new BlockCache(limits.maxCacheBytes);
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, this.backgroundReads.signal]) : this.backgroundReads.signal;
     this.backgroundCtx = { ...ctx, signal };
   }
@@ -135,7 +102,7 @@ export class RemoteSource {
     this.rangeSupported = true;
     this.size = seed.size;
     this.seeded = true;
-    this.seedBlocks(seed.bytes.subarray(0, seed.size));
+    this.blocks.seed(seed.bytes.subarray(0, seed.size), B, this.size);
     if (seed.tail && seed.tail.offset + seed.tail.bytes.length === seed.size) this.tail = seed.tail;
     if (whole) {
       for await (const chunk of first.body as AsyncIterable<Buffer>) this.count(chunk.length);
@@ -145,11 +112,11 @@ export class RemoteSource {
     const last = Math.floor(end / B);
     // The blocks past the first arrive in the background: the job's engines start while they travel, and their
     // reads wait for them (in flight) instead of asking the origin again.
-    for (let i = index + 1; i <= last; i++) this.inflight.set(i, new Promise<void>((resolve) => this.settlers.set(i, resolve)));
+    for (let i = index + 1; i <= last; i++) this.blocks.claim(i);
     const settleRest = () => {
-      for (let i = index + 1; i <= last; i++) this.settle(i);
+      for (let i = index + 1; i <= last; i++) this.blocks.settle(i);
     };
-    const blocks = this.blocksFrom(first.body, index * B, index, last + 1, this.takePartial(index))[Symbol.asyncIterator]();
+    const blocks = this.blocksFrom(first.body, index * B, index, last + 1, this.blocks.partialOf(index))[Symbol.asyncIterator]();
     try {
       await blocks.next();
     } catch (error) {
@@ -169,21 +136,6 @@ export class RemoteSource {
       }
     })();
     return true;
-  }
-
-  /** Whole blocks of the edge's bytes go to the cache; a last piece short of a block waits for the rest. */
-  private seedBlocks(bytes: Buffer): void {
-    const B = this.limits.blockBytes;
-    let index = 0;
-    for (; (index + 1) * B <= bytes.length; index++) this.cachePut(index, bytes.subarray(index * B, (index + 1) * B));
-    const rest = bytes.subarray(index * B);
-    if (rest.length === 0) return;
-    if (index * B + rest.length === this.size) this.cachePut(index, rest); // the file's last, short block
-    else this.partial = { index, bytes: rest };
-  }
-
-  private takePartial(index: number): Buffer | undefined {
-    return this.partial?.index === index ? this.partial.bytes : undefined;
   }
 
   private async openPlain(): Promise<void> {
@@ -237,18 +189,18 @@ export class RemoteSource {
         return;
       }
       const index = Math.floor(pos / B);
-      const partial = this.cache.has(index) ? undefined : this.takePartial(index);
+      const partial = this.blocks.has(index) ? undefined : this.blocks.partialOf(index);
       if (partial && pos - index * B < partial.length) {
         yield slice(index, partial, pos, end, B);
         pos = index * B + partial.length;
         continue;
       }
-      const pending = this.cache.has(index) ? undefined : this.inflight.get(index);
+      const pending = this.blocks.has(index) ? undefined : this.blocks.pending(index);
       if (pending) {
         await pending;
-        if (this.cache.has(index)) continue;
+        if (this.blocks.has(index)) continue;
       }
-      const cached = this.cacheGet(index);
+      const cached = this.blocks.get(index);
       if (cached) {
         if (pos - index * B >= cached.length) return;
         yield slice(index, cached, pos, end, B);
@@ -262,7 +214,7 @@ export class RemoteSource {
       const lastIndex = Math.min(end === Infinity ? Infinity : Math.floor(end / B), fileLast, beforeTail);
       let count = 1;
       if (spanBlocks === Infinity && lastIndex === Infinity) count = Infinity; // size unknown: to the end of the body
-      else while (count < spanBlocks && index + count <= lastIndex && !this.cache.has(index + count) && !this.inflight.has(index + count)) count++;
+      else while (count < spanBlocks && index + count <= lastIndex && !this.blocks.has(index + count) && !this.blocks.pending(index + count)) count++;
       let last: Block | undefined;
       for await (const block of this.fetchBlocks(index, count, options.background === true)) {
         last = block;
@@ -298,7 +250,7 @@ export class RemoteSource {
     const B = this.limits.blockBytes;
     const held: Buffer[] = [];
     for (let index = Math.floor(start / B); index <= Math.floor(end / B); index++) {
-      const block = this.cache.get(index);
+      const block = this.blocks.peek(index);
       if (!block) break;
       held.push(slice(index, block, Math.max(start, index * B), end, B));
     }
@@ -332,25 +284,15 @@ export class RemoteSource {
     const mine: number[] = [];
     const last = Number.isFinite(count) ? index + count : index + 1;
     for (let i = index; i < last; i++) {
-      if (this.inflight.has(i)) continue;
+      if (this.blocks.pending(i)) continue;
       mine.push(i);
-      this.inflight.set(i, new Promise<void>((resolve) => this.settlers.set(i, resolve)));
+      this.blocks.claim(i);
     }
     try {
       yield* this.download(index, count, background);
     } finally {
-      for (const i of mine) this.settle(i);
+      for (const i of mine) this.blocks.settle(i);
     }
-  }
-
-  /** Resolvers of blocks being downloaded, keyed by block index; called as each block lands. */
-  private readonly settlers = new Map<number, () => void>();
-
-  private settle(index: number): void {
-    const resolve = this.settlers.get(index);
-    this.settlers.delete(index);
-    this.inflight.delete(index);
-    resolve?.();
   }
 
   private async *download(index: number, count: number, background: boolean): AsyncGenerator<Block> {
@@ -362,7 +304,7 @@ export class RemoteSource {
       return;
     }
     // The head's piece of this block is in memory already: the request starts after it.
-    const prefix = this.takePartial(index);
+    const prefix = this.blocks.partialOf(index);
     const start = index * B + (prefix?.length ?? 0);
     const end = Math.min((index + count) * B, this.size ?? Infinity) - 1;
     const part = await this.request({ start, end }, background);
@@ -406,7 +348,7 @@ export class RemoteSource {
           const block = Buffer.concat(parts, B);
           parts = [];
           partBytes = 0;
-          this.cachePut(index, block);
+          this.blocks.put(index, block);
           if (index >= fromIndex) yield [index, block];
           index++;
           if (index >= toIndex) return;
@@ -417,7 +359,7 @@ export class RemoteSource {
       const endOffset = index * B + partBytes;
       if (this.size === undefined) this.size = endOffset;
       if (endOffset === this.size) {
-        this.cachePut(index, block);
+        this.blocks.put(index, block);
         if (index >= fromIndex) yield [index, block];
       } else {
         throw this.fail(new RunnerError("BAD_GATEWAY", "the remote server ended the body early"));
@@ -435,45 +377,10 @@ export class RemoteSource {
       throw this.fail(new RunnerError("PAYLOAD_TOO_LARGE", `the remote file exceeds ${this.limits.maxSourceBytes} bytes`));
     }
   }
-
-  private cacheGet(index: number): Buffer | undefined {
-    const block = this.cache.get(index);
-    if (block) {
-      this.cache.delete(index);
-      this.cache.set(index, block);
-    }
-    return block;
-  }
-
-  private cachePut(index: number, block: Buffer): void {
-    if (this.partial?.index === index) this.partial = undefined;
-    if (this.cache.has(index)) return this.settle(index);
-    this.cache.set(index, block);
-    this.cachedBytes += block.length;
-    this.settle(index);
-    for (const [oldest, bytes] of this.cache) {
-      if (this.cachedBytes <= this.limits.maxCacheBytes || oldest === index) break;
-      this.cache.delete(oldest);
-      this.cachedBytes -= bytes.length;
-    }
-  }
 }
 
 function slice(index: number, block: Buffer, pos: number, end: number, B: number): Buffer {
   const from = pos - index * B;
   const to = end === Infinity ? block.length : Math.min(block.length, end - index * B + 1);
   return block.subarray(Math.max(0, from), to);
-}
-
-/** If-Range takes a strong ETag or a date (RFC 9110 13.1.5); a weak ETag is never sent. */
-function ifRangeValidator(seed: SourceSeed): string | undefined {
-  if (seed.etag !== undefined && !seed.etag.startsWith("W/")) return seed.etag;
-  return seed.lastModified;
-}
-
-/** The validators the edge saw, seen again (an origin that ignores If-Range is caught here). */
-function sameFile(seed: SourceSeed, headers: Record<string, string | undefined>): boolean {
-  if (seed.etag !== undefined && headers.etag !== seed.etag) return false;
-  if (seed.lastModified !== undefined && headers["last-modified"] !== seed.lastModified) return false;
-  return true;
 }

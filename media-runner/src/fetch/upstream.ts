@@ -8,7 +8,7 @@ import { errors as undiciErrors, request, type Dispatcher } from "undici";
 import { classifyUrlHost, type Allowlist } from "../../../shared/net/index.ts";
 import { MAX_SOURCE_BYTES } from "../../../shared/limits.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
-import { originLimiter, type OriginLimiter } from "./origin-limiter.ts";
+import { originLimiter, type OriginLimiter } from "./origin-slots.ts";
 
 export interface UpstreamContext {
   dispatcher: Dispatcher;

@@ -1,4 +1,4 @@
-import { engineMaxAllocBytes, engineMaxStreams, engineThreads, probeAnalyzeMicroseconds, probeSizeBytes } from "./limits.ts";
+import { engineMaxAllocBytes, engineMaxStreams, engineThreads, probeAnalyzeMicroseconds, probeSizeBytes } from "./engine-limits.ts";
 
 /**
  * Input options shared by every ffprobe/ffmpeg run on a proxied URL. The engines may only speak HTTP (to
@@ -40,7 +40,7 @@ export function engineInputBoundArgs(maxPixels: number): string[] {
     "-recv_buffer_size", String(engineSocketBufferBytes),
     // A decoder refuses frames larger than this (a video-sized decompression bomb).
     "-max_pixels", String(maxPixels),
-    // What a hostile container can make the demuxer read, create and allocate (see limits.ts).
+    // What a hostile container can make the demuxer read, create and allocate (see engine-limits.ts).
     "-probesize", String(probeSizeBytes),
     "-analyzeduration", String(probeAnalyzeMicroseconds),
     "-max_streams", String(engineMaxStreams),

@@ -5,7 +5,7 @@
  */
 import { RunnerError } from "../errors.ts";
 import { engineDiagnostics, ffmpegOutputBoundArgs, safeInputArgs } from "./engine-args.ts";
-import { frameThreads } from "./limits.ts";
+import { frameThreads } from "./engine-limits.ts";
 import { runProcess } from "./run-process.ts";
 
 export interface FrameOptions {

@@ -14,7 +14,7 @@ import { RunnerError } from "../errors.ts";
 import { engineBoundArgs, engineDiagnostics, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { heifItemData, type HeifItem, type PictureSize } from "./heif-items.ts";
 import { planHeifDecode, type HeifDecodePlan } from "./heif-wall.ts";
-import { engineAddressSpaceBytes, heifConvertAddressSpaceBytes, stillMaxAllocBytes } from "./limits.ts";
+import { engineAddressSpaceBytes, heifConvertAddressSpaceBytes, stillMaxAllocBytes } from "./engine-limits.ts";
 import { runProcess } from "./run-process.ts";
 
 /** The Debian package that ships heif-convert. */
@@ -113,7 +113,7 @@ async function heifToPngFile(file: string, options: HeifOptions): Promise<string
   const result = await runProcess(command, [file, out], {
     timeoutMs: options.timeoutMs,
     maxStdoutBytes: 64 * 1024,
-    // heif-convert's own libraries plus its pictures at the pixel limit (limits.ts), well under the machine's memory.
+    // heif-convert's own libraries plus its pictures at the pixel limit (engine-limits.ts), well under the machine's memory.
     addressSpaceBytes: heifConvertAddressSpaceBytes(options.maxPixels),
     // glibc reserves 64 MiB of address space per malloc arena, up to 8 per core, for libde265's threads: two
     // arenas keep the reservation near what is used (a 43 Mpx grid needed 850 MiB of address space, 500 with two).

@@ -7,11 +7,11 @@
  * 144 Mpx to the decoder. Every read is bounded by the buffer and by the counts below; malformed boxes throw.
  */
 
+import { exactMp4Boxes, Mp4BoxError } from "../../../shared/media/mp4-box-reader.ts";
+
 /** Items, references and properties read at most (a phone's HEIC has a few dozen: 48 tiles, a thumbnail, Exif). */
 const maxItems = 4096;
 const maxPropertiesPerItem = 64;
-/** Box nesting under `meta` is two levels (iprp/ipco); more is not a HEIF this reader needs to follow. */
-const maxDepth = 4;
 
 export class HeifParseError extends Error {
   override name = "HeifParseError";
@@ -56,24 +56,13 @@ interface Box {
   body: Buffer;
 }
 
+/** The boxes of one body, read exactly by the shared MP4 box reader (ISO BMFF, as HEIF is). */
 function boxes(data: Buffer): Box[] {
-  const out: Box[] = [];
-  let offset = 0;
-  while (offset + 8 <= data.length) {
-    let size = data.readUInt32BE(offset);
-    const type = data.toString("latin1", offset + 4, offset + 8);
-    let header = 8;
-    if (size === 1) {
-      if (offset + 16 > data.length) throw new HeifParseError("truncated box");
-      size = Number(data.readBigUInt64BE(offset + 8));
-      header = 16;
-    } else if (size === 0) size = data.length - offset;
-    if (size < header || offset + size > data.length) throw new HeifParseError(`box ${JSON.stringify(type)} overruns its parent`);
-    out.push({ type, body: data.subarray(offset + header, offset + size) });
-    offset += size;
-    if (out.length > maxItems * 4) throw new HeifParseError("too many boxes");
+  try {
+    return [...exactMp4Boxes(data, { start: 0, end: data.length })].map((box) => ({ type: box.type, body: data.subarray(box.start, box.end) }));
+  } catch (error) {
+    throw error instanceof Mp4BoxError ? new HeifParseError(error.message) : error;
   }
-  return out;
 }
 
 /** A reader over one box's body that throws at its end. */

@@ -19,7 +19,7 @@ import { isIcns, largestIcnsPng } from "./icns.ts";
 import { bptcDdsToPng, bptcTextureOf } from "./dds-bptc.ts";
 import { legacyTiffToImage } from "./tiff-legacy.ts";
 import type { GainMapFacts } from "../../../shared/media/gain-map.ts";
-import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./limits.ts";
+import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./engine-limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
 
 type ImageMetadata = NonNullable<RunnerMetadata["image"]>;

@@ -1,5 +1,5 @@
 /** Maps ffprobe's output to the API's metadata shapes. */
-import { formatBitrate, formatDuration } from "../../../shared/format/index.ts";
+import { bitrateOf, defined, durationOf, round } from "../../../shared/format/metadata-values.ts";
 import type { RunnerMetadata } from "../../../shared/shapes/runner.ts";
 import { frameRate, positive, type FfprobeOutput, type FfprobeStream } from "./ffprobe.ts";
 import { codecString } from "../../../shared/media/codec-string.ts";
@@ -21,24 +21,6 @@ export function durationSeconds(probe: FfprobeOutput, stream: FfprobeStream | un
   return positive(probe.format?.duration) ?? positive(stream?.duration);
 }
 
-function duration(seconds: number | undefined) {
-  return seconds === undefined ? undefined : { seconds: round(seconds, 3), formatted: formatDuration(seconds) };
-}
-
-function bitrate(bps: number | undefined) {
-  return bps === undefined ? undefined : { bps: Math.round(bps), formatted: formatBitrate(bps) };
-}
-
-function round(value: number, decimals: number): number {
-  const factor = 10 ** decimals;
-  return Math.round(value * factor) / factor;
-}
-
-/** Drops undefined fields so the result never carries empty keys. */
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
 /**
  * Video bitrate is the container's overall rate (what a player needs to stream it); fps is the declared frame
  * rate (r_frame_rate), falling back to the average when the declared one is a timebase.
@@ -52,9 +34,9 @@ export function toVideoMetadata(probe: FfprobeOutput, stream: FfprobeStream): Vi
   const sar = sampleAspectRatio(stream.sample_aspect_ratio);
   // ffprobe's width is the coded one; a player stretches it by the sample aspect ratio (anamorphic video).
   const shown = stream.width && sar ? Math.round((stream.width * sar.num) / sar.den) : stream.width;
-  const rate = bitrate(positive(probe.format?.bit_rate) ?? positive(stream.bit_rate));
+  const rate = bitrateOf(positive(probe.format?.bit_rate) ?? positive(stream.bit_rate));
   return defined({
-    duration: duration(seconds),
+    duration: durationOf(seconds),
     fps: fps === undefined ? undefined : round(fps, 3),
     bitrate: rate,
     // As displayed: a phone video stored landscape with a 90° matrix plays portrait.
@@ -134,10 +116,10 @@ export function toAudioMetadata(probe: FfprobeOutput, stream: FfprobeStream): Au
   const count = channels !== undefined && channels > 0 ? channels : undefined;
   const depth = positive(stream.bits_per_raw_sample) ?? positive(stream.bits_per_sample);
   const seconds = durationSeconds(probe, stream);
-  const rate = bitrate(positive(stream.bit_rate) ?? positive(probe.format?.bit_rate));
+  const rate = bitrateOf(positive(stream.bit_rate) ?? positive(probe.format?.bit_rate));
   const sampleRate = positive(stream.sample_rate);
   return defined({
-    duration: duration(seconds),
+    duration: durationOf(seconds),
     bitrate: rate,
     sampleRate,
     sources: decoderSources({ duration: seconds, bitrate: rate, sampleRate }),

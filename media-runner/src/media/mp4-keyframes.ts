@@ -10,12 +10,13 @@
  * (capped). Anything unexpected throws Mp4IndexError and the caller takes the general path.
  */
 
+import { mp4MaxTopLevelBoxes } from "../../../shared/limits.ts";
+import {
+  exactMp4Boxes, firstMp4Box, Mp4BoxError as Mp4IndexError, mp4Child, mp4Path, readBoxHeader, type Mp4Box, type Mp4Parent,
+} from "../../../shared/media/mp4-box-reader.ts";
+
 /** A moov larger than this is not indexed here (the storyboard's general path handles the file). */
 export const maxMoovBytes = 16 * 1024 * 1024;
-/** Boxes looked at in one container before the walk gives up. */
-const maxChildren = 4096;
-/** Top-level boxes walked to find the moov. */
-export const maxTopLevelBoxes = 64;
 /** A file without stss declares every sample a sync sample (intra-only): walked up to this many samples. */
 const maxAllSyncSamples = 1_000_000;
 /** Samples summed to find a sample's offset inside its chunk. */
@@ -25,25 +26,22 @@ const maxSamplesPerChunk = 100_000;
  * Where the top-level moov ends (exclusive), when the file's first bytes reach its box header: the boxes before
  * it (ftyp, free, ...) are skipped by their sizes. Undefined when the head ends first (a moov after the mdat),
  * the bytes are not MP4 boxes, or the moov is larger than maxMoovBytes. Linear in the boxes walked (at most
- * maxTopLevelBoxes).
+ * mp4MaxTopLevelBoxes).
  */
 export function moovEndFromHead(head: Buffer, fileSize: number): number | undefined {
   if (head.length < 8 || head.toString("latin1", 4, 8) !== "ftyp") return undefined;
   let pos = 0;
-  for (let i = 0; i < maxTopLevelBoxes && pos + 16 <= head.length; i++) {
-    let size = head.readUInt32BE(pos);
-    if (size === 1) size = Number(head.readBigUInt64BE(pos + 8));
-    else if (size === 0) size = fileSize - pos;
-    if (size < 8 || pos + size > fileSize) return undefined;
-    if (head.toString("latin1", pos + 4, pos + 8) === "moov") return size <= maxMoovBytes ? pos + size : undefined;
-    pos += size;
+  for (let i = 0; i < mp4MaxTopLevelBoxes && pos + 16 <= head.length; i++) {
+    const box = readBoxHeader(head, pos, fileSize);
+    if (!box || pos + box.size > fileSize) return undefined;
+    if (box.type === "moov") return box.size <= maxMoovBytes ? pos + box.size : undefined;
+    pos += box.size;
   }
   return undefined;
 }
 
-export class Mp4IndexError extends Error {
-  override name = "Mp4IndexError";
-}
+/** The sample tables do not add up (or their boxes do not): the caller takes the general path. */
+export { Mp4IndexError };
 
 export type KeyframeCodec = "h264" | "hevc";
 
@@ -66,55 +64,18 @@ export interface KeyframeSelection {
   pick: number[];
 }
 
-export interface Box {
-  type: string;
-  /** Offset of the body (after the header). */
-  body: number;
-  end: number;
-}
+export type Box = Mp4Box;
 
-function* boxes(buf: Buffer, from: number, to: number): Generator<Box> {
-  let pos = from;
-  let count = 0;
-  while (pos + 8 <= to) {
-    if (++count > maxChildren) throw new Mp4IndexError("too many boxes in one container");
-    let size = buf.readUInt32BE(pos);
-    const type = buf.toString("latin1", pos + 4, pos + 8);
-    let header = 8;
-    if (size === 1) {
-      if (pos + 16 > to) throw new Mp4IndexError("truncated box header");
-      const large = buf.readBigUInt64BE(pos + 8);
-      if (large > BigInt(to - pos)) throw new Mp4IndexError(`${type} overruns its parent`);
-      size = Number(large);
-      header = 16;
-    } else if (size === 0) {
-      size = to - pos;
-    }
-    if (size < header || pos + size > to) throw new Mp4IndexError(`${type} overruns its parent`);
-    yield { type, body: pos + header, end: pos + size };
-    pos += size;
-  }
-}
-
-function child(buf: Buffer, parent: Box, type: string): Box | undefined {
-  for (const box of boxes(buf, parent.body, parent.end)) if (box.type === type) return box;
-  return undefined;
-}
-
-function path(buf: Buffer, parent: Box, types: readonly string[]): Box | undefined {
-  let at: Box | undefined = parent;
-  for (const type of types) {
-    at = at && child(buf, at, type);
-    if (!at) return undefined;
-  }
-  return at;
-}
+/** Boxes read exactly: a box that overruns its parent, or a walk cut short, throws (shared/media/mp4-box-reader.ts). */
+const exact = { exact: true } as const;
+const child = (buf: Buffer, parent: Mp4Parent, type: string, from?: number) => mp4Child(buf, parent, type, { from, exact: true });
+const path = (buf: Buffer, parent: Mp4Parent, types: readonly string[]) => mp4Path(buf, parent, types, exact);
 
 /** A full box's table: entry count at body+offset, entries after it, each entrySize bytes, all inside the box. */
 function table(buf: Buffer, box: Box, countAt: number, entrySize: number): { count: number; first: number } {
-  if (box.body + countAt + 4 > box.end) throw new Mp4IndexError(`${box.type} truncated`);
-  const count = buf.readUInt32BE(box.body + countAt);
-  const first = box.body + countAt + 4;
+  if (box.start + countAt + 4 > box.end) throw new Mp4IndexError(`${box.type} truncated`);
+  const count = buf.readUInt32BE(box.start + countAt);
+  const first = box.start + countAt + 4;
   if (count > (box.end - first) / entrySize) throw new Mp4IndexError(`${box.type} declares more entries than it holds`);
   return { count, first };
 }
@@ -139,30 +100,30 @@ export interface VideoTrack {
 }
 
 /** The first video track whose sample entry is H.264 or HEVC (the one ffprobe reports first). */
-function videoTrack(buf: Buffer, moov: Box): VideoTrack | undefined {
+function videoTrack(buf: Buffer, moov: Mp4Parent): VideoTrack | undefined {
   const mvhd = child(buf, moov, "mvhd");
-  if (!mvhd || mvhd.body + 24 > mvhd.end) throw new Mp4IndexError("no mvhd");
-  const movieTimescale = buf.readUInt32BE(mvhd.body + (buf[mvhd.body] === 1 ? 20 : 12));
-  for (const trak of boxes(buf, moov.body, moov.end)) {
+  if (!mvhd || mvhd.start + 24 > mvhd.end) throw new Mp4IndexError("no mvhd");
+  const movieTimescale = buf.readUInt32BE(mvhd.start + (buf[mvhd.start] === 1 ? 20 : 12));
+  for (const trak of exactMp4Boxes(buf, moov)) {
     if (trak.type !== "trak") continue;
     const mdia = child(buf, trak, "mdia");
     const hdlr = mdia && child(buf, mdia, "hdlr");
-    if (!mdia || !hdlr || hdlr.body + 12 > hdlr.end || buf.toString("latin1", hdlr.body + 8, hdlr.body + 12) !== "vide") continue;
+    if (!mdia || !hdlr || hdlr.start + 12 > hdlr.end || buf.toString("latin1", hdlr.start + 8, hdlr.start + 12) !== "vide") continue;
     const stbl = path(buf, mdia, ["minf", "stbl"]);
     const stsd = stbl && child(buf, stbl, "stsd");
-    if (!stbl || !stsd || stsd.body + 8 > stsd.end) continue;
-    const entry = boxes(buf, stsd.body + 8, stsd.end).next().value;
+    if (!stbl || !stsd || stsd.start + 8 > stsd.end) continue;
+    const entry = firstMp4Box(buf, stsd, { from: stsd.start + 8, exact: true });
     const known = entry ? videoEntries[entry.type] : undefined;
     if (!entry || !known) return undefined; // the first video track is not one this reader decodes
-    const configBox = entry.body + visualSampleEntryBytes <= entry.end
-      ? child(buf, { type: entry.type, body: entry.body + visualSampleEntryBytes, end: entry.end }, known.config)
+    const configBox = entry.start + visualSampleEntryBytes <= entry.end
+      ? child(buf, entry, known.config, entry.start + visualSampleEntryBytes)
       : undefined;
     if (!configBox) throw new Mp4IndexError(`no ${known.config}`);
     const mdhd = child(buf, mdia, "mdhd");
-    if (!mdhd || mdhd.body + 24 > mdhd.end) throw new Mp4IndexError("no mdhd");
-    const timescale = buf.readUInt32BE(mdhd.body + (buf[mdhd.body] === 1 ? 20 : 12));
+    if (!mdhd || mdhd.start + 24 > mdhd.end) throw new Mp4IndexError("no mdhd");
+    const timescale = buf.readUInt32BE(mdhd.start + (buf[mdhd.start] === 1 ? 20 : 12));
     if (timescale === 0) throw new Mp4IndexError("zero timescale");
-    return { codec: known.codec, config: Buffer.from(buf.subarray(configBox.body, configBox.end)), timescale, shift: editShift(buf, trak, movieTimescale, timescale), stbl };
+    return { codec: known.codec, config: Buffer.from(buf.subarray(configBox.start, configBox.end)), timescale, shift: editShift(buf, trak, movieTimescale, timescale), stbl };
   }
   return undefined;
 }
@@ -170,8 +131,8 @@ function videoTrack(buf: Buffer, moov: Box): VideoTrack | undefined {
 /** Leading empty edits delay the track; the first media edit's media_time is where presentation starts. */
 function editShift(buf: Buffer, trak: Box, movieTimescale: number, timescale: number): number {
   const elst = path(buf, trak, ["edts", "elst"]);
-  if (!elst || elst.body + 8 > elst.end) return 0;
-  const v1 = buf[elst.body] === 1;
+  if (!elst || elst.start + 8 > elst.end) return 0;
+  const v1 = buf[elst.start] === 1;
   const { count, first } = table(buf, elst, 4, v1 ? 20 : 12);
   let empty = 0;
   for (let i = 0; i < Math.min(count, 16); i++) {
@@ -238,7 +199,7 @@ export interface SampleTables {
 export function openSampleTables(moovBytes: Buffer): SampleTables | undefined {
   if (moovBytes.length > maxMoovBytes) throw new Mp4IndexError("moov too large");
   if (moovBytes.length < 16 || moovBytes.toString("latin1", 4, 8) !== "moov") throw new Mp4IndexError("not a moov");
-  const moov: Box = { type: "moov", body: moovBytes.readUInt32BE(0) === 1 ? 16 : 8, end: moovBytes.length };
+  const moov: Mp4Parent = { type: "moov", start: moovBytes.readUInt32BE(0) === 1 ? 16 : 8, end: moovBytes.length };
   const buf = moovBytes;
   const track = videoTrack(buf, moov);
   if (!track) return undefined;
@@ -248,12 +209,12 @@ export function openSampleTables(moovBytes: Buffer): SampleTables | undefined {
   const stsz = child(buf, stbl, "stsz");
   const stco = child(buf, stbl, "stco") ?? child(buf, stbl, "co64");
   if (!stts || !stsc || !stsz || !stco) throw new Mp4IndexError("incomplete sample tables");
-  if (stsz.body + 12 > stsz.end) throw new Mp4IndexError("stsz truncated");
-  const constantSize = buf.readUInt32BE(stsz.body + 4);
-  const sampleCount = buf.readUInt32BE(stsz.body + 8);
+  if (stsz.start + 12 > stsz.end) throw new Mp4IndexError("stsz truncated");
+  const constantSize = buf.readUInt32BE(stsz.start + 4);
+  const sampleCount = buf.readUInt32BE(stsz.start + 8);
   if (sampleCount === 0) return undefined; // fragmented: the samples are in moofs
   if (constantSize === 0) table(buf, stsz, 8, 4);
-  const sizeOf = (sample: number) => constantSize !== 0 ? constantSize : buf.readUInt32BE(stsz.body + 12 + (sample - 1) * 4);
+  const sizeOf = (sample: number) => constantSize !== 0 ? constantSize : buf.readUInt32BE(stsz.start + 12 + (sample - 1) * 4);
   const cttsBox = child(buf, stbl, "ctts");
   const stssBox = child(buf, stbl, "stss");
   const stss = stssBox ? table(buf, stssBox, 4, 4) : undefined;
@@ -370,66 +331,4 @@ export function selectKeyframes(moovBytes: Buffer, times: readonly number[], fil
   keyframes.sort((a, b) => a.offset - b.offset);
   const index = new Map(keyframes.map((k, i) => [k.sample, i]));
   return { codec: track.codec, config: track.config, keyframes, pick: pickedSample.map((s) => index.get(s)!) };
-}
-
-/** Parameter sets of an avcC or hvcC record as NAL units, and the length-field size of the samples' NAL units. */
-export function parameterSets(codec: KeyframeCodec, config: Buffer): { nalLengthSize: number; nals: Buffer[] } {
-  const nals: Buffer[] = [];
-  let pos: number;
-  const take = () => {
-    if (pos + 2 > config.length) throw new Mp4IndexError("truncated decoder configuration");
-    const length = config.readUInt16BE(pos);
-    if (pos + 2 + length > config.length) throw new Mp4IndexError("truncated decoder configuration");
-    nals.push(config.subarray(pos + 2, pos + 2 + length));
-    pos += 2 + length;
-  };
-  if (codec === "h264") {
-    if (config.length < 7 || config[0] !== 1) throw new Mp4IndexError("invalid avcC");
-    const nalLengthSize = (config[4]! & 3) + 1;
-    pos = 6;
-    for (let i = config[5]! & 0x1f; i > 0; i--) take();
-    if (pos >= config.length) throw new Mp4IndexError("avcC without PPS count");
-    const pps = config[pos++]!;
-    for (let i = pps; i > 0; i--) take();
-    return { nalLengthSize, nals };
-  }
-  if (config.length < 23) throw new Mp4IndexError("invalid hvcC");
-  const nalLengthSize = (config[21]! & 3) + 1;
-  const arrays = config[22]!;
-  pos = 23;
-  for (let a = 0; a < arrays; a++) {
-    if (pos + 3 > config.length) throw new Mp4IndexError("truncated hvcC");
-    const count = config.readUInt16BE(pos + 1);
-    pos += 3;
-    for (let i = 0; i < count; i++) take();
-  }
-  return { nalLengthSize, nals };
-}
-
-const startCode = Buffer.from([0, 0, 0, 1]);
-/** Access unit delimiters, so the raw-stream parser starts a new picture at each keyframe. */
-const accessUnitDelimiter: Readonly<Record<KeyframeCodec, Buffer>> = {
-  h264: Buffer.from([0x09, 0xf0]),
-  hevc: Buffer.from([0x46, 0x01, 0x50]),
-};
-
-/**
- * One keyframe as an Annex B access unit: a delimiter, the parameter sets, then the sample's NAL units with
- * start codes instead of length fields. Concatenated, these make a raw stream ffmpeg's h264/hevc demuxer reads.
- */
-export function annexBAccessUnit(codec: KeyframeCodec, params: { nalLengthSize: number; nals: Buffer[] }, sample: Buffer): Buffer[] {
-  const parts: Buffer[] = [startCode, accessUnitDelimiter[codec]];
-  for (const nal of params.nals) parts.push(startCode, nal);
-  let pos = 0;
-  const n = params.nalLengthSize;
-  while (pos < sample.length) {
-    if (pos + n > sample.length) throw new Mp4IndexError("truncated NAL length");
-    let length = 0;
-    for (let i = 0; i < n; i++) length = length * 256 + sample[pos + i]!;
-    pos += n;
-    if (length === 0 || pos + length > sample.length) throw new Mp4IndexError("NAL unit overruns its sample");
-    parts.push(startCode, sample.subarray(pos, pos + length));
-    pos += length;
-  }
-  return parts;
 }

@@ -4,7 +4,9 @@
  * growing ones behind the engine's reads).
  */
 import type { RemoteSource } from "../fetch/remote-source.ts";
-import { maxMoovBytes, maxTopLevelBoxes, Mp4IndexError, selectKeyframes } from "./mp4-keyframes.ts";
+import { maxMoovBytes, Mp4IndexError, selectKeyframes } from "./mp4-keyframes.ts";
+import { mp4MaxTopLevelBoxes } from "../../../shared/limits.ts";
+import { readBoxHeader } from "../../../shared/media/mp4-box-reader.ts";
 
 /** Bytes past the keyframe pulled with it, as a share of its size: the few frames a decoder's reorder delay needs. */
 const keyframeTailShare = 1;
@@ -23,19 +25,14 @@ async function readAll(source: RemoteSource, start: number, end: number, backgro
  */
 export async function readMoov(source: RemoteSource, size: number, background = false): Promise<Buffer | undefined> {
   let pos = 0;
-  for (let i = 0; i < maxTopLevelBoxes && pos + 8 <= size; i++) {
+  for (let i = 0; i < mp4MaxTopLevelBoxes && pos + 8 <= size; i++) {
     const header = await readAll(source, pos, Math.min(pos + 15, size - 1), background);
-    let boxSize = header.readUInt32BE(0);
-    let headerSize = 8;
-    if (boxSize === 1) {
-      if (header.length < 16) return undefined;
-      boxSize = Number(header.readBigUInt64BE(8));
-      headerSize = 16;
-    } else if (boxSize === 0) {
-      boxSize = size - pos;
-    }
-    if (boxSize < headerSize || pos + boxSize > size) throw new Mp4IndexError("a top-level box overruns the file");
-    if (header.toString("latin1", 4, 8) === "moov") {
+    // A 64-bit size the file's last bytes cannot hold: no moov to find.
+    if (header.length < 16 && header.readUInt32BE(0) === 1) return undefined;
+    const box = readBoxHeader(header, 0, size - pos);
+    if (!box || pos + box.size > size) throw new Mp4IndexError("a top-level box overruns the file");
+    const boxSize = box.size;
+    if (box.type === "moov") {
       if (boxSize > maxMoovBytes) throw new Mp4IndexError("moov too large");
       return readAll(source, pos, pos + boxSize - 1, background);
     }

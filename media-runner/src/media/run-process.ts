@@ -9,7 +9,7 @@ import { RunnerError } from "../errors.ts";
 import { launchEngine } from "./engine-launcher.ts";
 import { currentEngineMeter } from "./engine-meter.ts";
 import { currentEnginePriority } from "./engine-priority.ts";
-import { engineAddressSpaceBytes } from "./limits.ts";
+import { engineAddressSpaceBytes } from "./engine-limits.ts";
 
 export interface RunOptions {
   timeoutMs: number;

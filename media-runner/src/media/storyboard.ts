@@ -29,10 +29,9 @@ import type { RemoteSource } from "../fetch/remote-source.ts";
 import { engineBoundArgs, engineDiagnostics, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { extractFrame, type FrameOptions } from "./frame.ts";
 import { readMoov } from "./mp4-source.ts";
-import { engineMaxAllocBytes, engineMaxStreams, probeAnalyzeMicroseconds, probeSizeBytes } from "./limits.ts";
-import {
-  annexBAccessUnit, Mp4IndexError, parameterSets, selectKeyframes, type KeyframeCodec,
-} from "./mp4-keyframes.ts";
+import { engineMaxAllocBytes, engineMaxStreams, probeAnalyzeMicroseconds, probeSizeBytes } from "./engine-limits.ts";
+import { Mp4IndexError, selectKeyframes, type KeyframeCodec } from "./mp4-keyframes.ts";
+import { annexBAccessUnit, parameterSets } from "./mp4-annexb.ts";
 import { selectTileFrames } from "./mp4-tile-frames.ts";
 import { runProcess } from "./run-process.ts";
 import { boundStoryboardPlan } from "./work-walls.ts";

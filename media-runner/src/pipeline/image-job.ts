@@ -2,7 +2,7 @@
  * Large or edge-undecodable images: the pixel count is checked from the header before anything is decoded
  * (decompression bombs are refused early), the bytes are streamed to a temporary file (memory does not
  * grow with the file), and sharp decodes the file once, straight to thumbnail size. A JPEG or WebP over the
- * pixel limit is still decoded when shrink-on-load brings what is held in memory under it (limits.ts).
+ * pixel limit is still decoded when shrink-on-load brings what is held in memory under it (engine-limits.ts).
  */
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";

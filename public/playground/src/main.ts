@@ -4,9 +4,8 @@ import type { JobResource } from "../../../shared/schemas/job.ts";
 import { reasonInWords } from "./reasons.ts";
 import { curlFor, type Exchange, getJob, inspect, type InspectOptions, isErrorBody } from "./api.ts";
 import { byId, clear, h } from "./dom.ts";
-import {
-  renderCard, renderEmbedCard, renderError, renderExchanges, renderHeaders, renderProgress, renderStages, renderTimings,
-} from "./render.ts";
+import { renderCard, renderEmbedCard } from "./render.ts";
+import { renderError, renderExchanges, renderHeaders, renderProgress, renderStages, renderTimings } from "./status-panels.ts";
 
 /** Where `npm run samples` serves its files; `?samples=<http(s) URL>` points the links elsewhere. */
 const defaultSamplesOrigin = "http://127.0.0.1:8790/";
