@@ -4,11 +4,16 @@ import { defineConfig } from "vitest/config";
 
 // Three layers (see README "Tests"): pure shared code in Node, the Worker inside workerd,
 // and the media runner in Node against real ffmpeg.
+//
+// Order on 2 cores (where Vitest's default is one file at a time): files that mostly wait (on ffmpeg in the runner,
+// on a service's start, on Chromium) run two at once in group 0; the Worker's files, several of which bound a
+// request's time, one at a time in group 1; the reliability suites, which measure latency, alone in group 2.
+const waiting = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
 export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...waiting },
       },
       {
         plugins: [
@@ -48,6 +53,8 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          sequence: { groupOrder: 1 },
+          maxWorkers: 1,
           // Many tests drive the runner and real ffmpeg; on 2 busy cores 5 s is too tight for a single case.
           testTimeout: 30_000,
           globalSetup: ["./test/worker/global-setup.ts"],
@@ -59,6 +66,7 @@ export default defineConfig({
           include: ["test/runner/**/*.test.ts"],
           environment: "node",
           globalSetup: ["./test/runner/global-setup.ts"],
+          ...waiting,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -68,6 +76,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
+          ...waiting,
           testTimeout: 120_000,
           hookTimeout: 150_000,
         },
@@ -80,6 +89,7 @@ export default defineConfig({
           include: ["test/reliability/**/*.test.ts"],
           environment: "node",
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
           testTimeout: 300_000,
           hookTimeout: 150_000,
         },
@@ -90,6 +100,8 @@ export default defineConfig({
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["./test/browser/global-setup.ts"],
+          ...waiting,
           testTimeout: 120_000,
           hookTimeout: 150_000,
         },

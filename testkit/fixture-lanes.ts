@@ -1,0 +1,32 @@
+/**
+ * Generated fixtures made a few at a time. The fixture builders are synchronous (execFileSync of ffmpeg,
+ * ImageMagick, exiftool), so called from one process they ran one after another; each lane here runs in a child
+ * process of its own (testkit/fixture-lane-child.ts), at most `concurrency` at once. A lane is a named function
+ * of a module's `lanes` table, given the repository root; a lane must not read or write a file another lane writes.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { mapLimit } from "./ffprobe-reference.ts";
+
+const root = join(import.meta.dirname, "..");
+const child = join(import.meta.dirname, "fixture-lane-child.ts");
+
+export type Lanes = Record<string, (root: string) => unknown>;
+
+/** Runs each named lane of `module` (a path from the repository root) in a child process, `concurrency` at once. */
+export async function runFixtureLanes(module: string, names: string[], concurrency: number): Promise<void> {
+  await mapLimit(names, concurrency, (name) => runLane(module, name));
+}
+
+function runLane(module: string, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ["--import", "tsx", child, join(root, module), name, root], { cwd: root, stdio: ["ignore", "inherit", "pipe"] });
+    const errors: Buffer[] = [];
+    proc.stderr!.on("data", (d: Buffer) => errors.push(d));
+    proc.once("error", reject);
+    proc.once("exit", (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`fixture lane ${name} of ${module} exited ${code}:\n${Buffer.concat(errors).toString().slice(-4000)}`));
+    });
+  });
+}
