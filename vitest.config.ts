@@ -55,6 +55,9 @@ export default defineConfig({
           include: ["test/worker/**/*.test.ts"],
           sequence: { groupOrder: 1 },
           maxWorkers: 1,
+          // One workerd for every file, so the Worker's modules are imported once rather than once per file (most of
+          // a small file's time); each test names its own URLs (testkit/worker/helpers.ts media()).
+          isolate: false,
           // Many tests drive the runner and real ffmpeg; on 2 busy cores 5 s is too tight for a single case.
           testTimeout: 30_000,
           globalSetup: ["./test/worker/global-setup.ts"],

@@ -5,6 +5,8 @@
  * of a module's `lanes` table, given the repository root; a lane must not read or write a file another lane writes.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mapLimit } from "./ffprobe-reference.ts";
 
@@ -13,9 +15,32 @@ const child = join(import.meta.dirname, "fixture-lane-child.ts");
 
 export type Lanes = Record<string, (root: string) => unknown>;
 
-/** Runs each named lane of `module` (a path from the repository root) in a child process, `concurrency` at once. */
+/**
+ * Runs each named lane of `module` (a path from the repository root) in a child process, `concurrency` at once.
+ * Skipped when the lanes last ran to the end with the same generators (a digest of testkit/'s sources): starting
+ * the children costs seconds even when every file is there. The callers' own builders still fill any gap.
+ */
 export async function runFixtureLanes(module: string, names: string[], concurrency: number): Promise<void> {
+  const stamp = join(root, "test", ".fixtures", `lanes-${module.replace(/\W+/g, "-")}.sha256`);
+  const digest = generatorsDigest(names);
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === digest) return;
   await mapLimit(names, concurrency, (name) => runLane(module, name));
+  mkdirSync(join(root, "test", ".fixtures"), { recursive: true });
+  writeFileSync(stamp, digest);
+}
+
+/** SHA-256 of the lane names and of every source file under testkit/. */
+function generatorsDigest(names: string[]): string {
+  const hash = createHash("sha256").update(names.join("\n"));
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith(".ts")) hash.update(name).update(readFileSync(path));
+    }
+  };
+  walk(join(root, "testkit"));
+  return hash.digest("hex");
 }
 
 function runLane(module: string, name: string): Promise<void> {

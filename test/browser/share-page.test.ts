@@ -37,7 +37,8 @@ describe("share page /v", () => {
     const problems: string[] = [];
     page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
     page.on("pageerror", (e) => problems.push(String(e)));
-    const media = `${samples.url}/video.mp4`;
+    // Its own URL on the shared service, so the page is made from this test's inspection.
+    const media = `${samples.url}/video.mp4?share=${Date.now()}`;
     const response = await page.goto(`${service.base}/v?url=${encodeURIComponent(media)}`);
     expect(response?.status()).toBe(200);
     expect(response?.headers()["content-security-policy"]).toContain("default-src 'none'");
