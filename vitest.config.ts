@@ -13,7 +13,8 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...waiting },
+        // Some cases (the projection invariants) take seconds of CPU each: 5 s is too tight beside another file.
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", testTimeout: 30_000, ...waiting },
       },
       {
         plugins: [
