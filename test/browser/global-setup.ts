@@ -50,7 +50,10 @@ export default async function setup(project: TestProject) {
   const tracks = await startLoopbackOrigin([tracksDir]);
   const oembed = await startFakeOembed();
   const allowed = [playground, codecs, provenance, tracks, oembed].map((s) => `127.0.0.1:${s.port}`).join(",");
-  const [local, fixtures] = await Promise.all([
+  const servers = [samples, playground, codecs, provenance, tracks, oembed];
+  const closeServers = () => Promise.all(servers.map((s) => ("stop" in s ? s.stop() : s.close())));
+  // The starts take turns (testkit/start-service.ts); when one fails, the other is stopped, not left running.
+  const started = await Promise.allSettled([
     startService({ env: { SAMPLES_PORT: String(samples.port), SSRF_ALLOWLIST: undefined } }),
     startService({
       env: {
@@ -60,6 +63,16 @@ export default async function setup(project: TestProject) {
       },
     }),
   ]);
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed) {
+    await Promise.all(started.map((s) => (s.status === "fulfilled" ? s.value.stop() : undefined)));
+    await closeServers();
+    throw failed.reason;
+  }
+  const [local, fixtures] = started.map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<typeof startService>>>).value) as [
+    Awaited<ReturnType<typeof startService>>,
+    Awaited<ReturnType<typeof startService>>,
+  ];
   project.provide("localService", { base: local.base, samplesUrl: samples.url });
   project.provide("fixturesService", {
     base: fixtures.base,
@@ -70,6 +83,6 @@ export default async function setup(project: TestProject) {
   });
   return async () => {
     await Promise.all([local.stop(), fixtures.stop()]);
-    await Promise.all([samples.stop(), playground.close(), codecs.close(), provenance.close(), tracks.close(), oembed.close()]);
+    await closeServers();
   };
 }
