@@ -4,11 +4,19 @@ import { defineConfig } from "vitest/config";
 
 // Three layers (see README "Tests"): pure shared code in Node, the Worker inside workerd,
 // and the media runner in Node against real ffmpeg.
+//
+// Order on 2 cores (where Vitest's default is one file at a time): the end-to-end and browser files, which mostly
+// wait for a service to start and for Chromium, run two at once in group 0 (testkit/start-service.ts lets one
+// service start at a time); the unit and runner files, many of which bound their own time, one at a time in group 1;
+// the Worker's files in group 2, all handed to one workerd (isolate: false); the reliability suites, which measure
+// latency, alone in group 3.
+const waiting = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
+const oneAtATime = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
 export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...oneAtATime },
       },
       {
         plugins: [
@@ -48,6 +56,11 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          sequence: { groupOrder: 2 },
+          maxWorkers: 1,
+          // One workerd for every file, so the Worker's modules are imported once rather than once per file (most of
+          // a small file's time); each test names its own URLs (testkit/worker/helpers.ts media()).
+          isolate: false,
           // Many tests drive the runner and real ffmpeg; on 2 busy cores 5 s is too tight for a single case.
           testTimeout: 30_000,
           globalSetup: ["./test/worker/global-setup.ts"],
@@ -59,6 +72,7 @@ export default defineConfig({
           include: ["test/runner/**/*.test.ts"],
           environment: "node",
           globalSetup: ["./test/runner/global-setup.ts"],
+          ...oneAtATime,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -68,6 +82,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
+          ...waiting,
           testTimeout: 120_000,
           hookTimeout: 150_000,
         },
@@ -80,6 +95,7 @@ export default defineConfig({
           include: ["test/reliability/**/*.test.ts"],
           environment: "node",
           fileParallelism: false,
+          sequence: { groupOrder: 3 },
           testTimeout: 300_000,
           hookTimeout: 150_000,
         },
@@ -90,6 +106,8 @@ export default defineConfig({
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["./test/browser/global-setup.ts"],
+          ...waiting,
           testTimeout: 120_000,
           hookTimeout: 150_000,
         },

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { waitFor } from "./wait-for.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -55,10 +56,50 @@ const settleTimeoutMs = 30_000;
 const readyLine = /^\[start\] ready: API (\S+)\s+docs (\S+)\s+playground (\S+)/;
 
 /**
+ * One start at a time across the test processes of a run (files run two at once, vitest.config.ts): `wrangler dev`
+ * takes the first free inspector port from 9229, and two starting together both take it, one then failing with
+ * "Address already in use". A directory made with mkdir (atomic) is the lock; the pid in it lets the next start
+ * take over a lock whose process died.
+ */
+const startLock = join(root, "test", ".fixtures", "start.lock");
+
+function tryStartLock(): boolean {
+  try {
+    mkdirSync(startLock);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    let owner = 0;
+    try {
+      owner = Number(readFileSync(join(startLock, "pid"), "utf8"));
+    } catch {
+      return false; // Taken a moment ago; its pid is being written.
+    }
+    if (owner && !isAlive(owner)) rmSync(startLock, { recursive: true, force: true });
+    return false;
+  }
+  writeFileSync(join(startLock, "pid"), String(process.pid));
+  return true;
+}
+
+async function underStartLock<T>(start: () => Promise<T>): Promise<T> {
+  mkdirSync(join(root, "test", ".fixtures"), { recursive: true });
+  await waitFor(tryStartLock, { timeoutMs: 600_000, intervalMs: 100, what: "the other service starts to finish" });
+  try {
+    return await start();
+  } finally {
+    rmSync(startLock, { recursive: true, force: true });
+  }
+}
+
+/**
  * Starts the real `npm start` (scripts/start.mjs: wrangler dev + media runner) on free ports, waits for its
  * readiness line and returns the URLs it printed. Runs inside the loopback-only namespace of the tests.
  */
-export async function startService(options: StartOptions = {}): Promise<StartedService> {
+export function startService(options: StartOptions = {}): Promise<StartedService> {
+  return underStartLock(() => startUnlocked(options));
+}
+
+async function startUnlocked(options: StartOptions): Promise<StartedService> {
   const port = await freePort();
   const runnerPort = await freePort();
   const env: Record<string, string | undefined> = { ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), RUNNER_PORT: String(runnerPort), ...options.env };

@@ -2,12 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type BuildProfile, verdictFor, vendorBuild } from "../../shared/media/browser-support.ts";
 import { codecsOf } from "../../shared/media/codec-string.ts";
-import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { startService, type StartedService } from "../../testkit/start-service.ts";
-import { codecSamples, ensureCodecSamples } from "../../testkit/browser/codec-samples.ts";
+import { codecSamples } from "../../testkit/browser/codec-samples.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
 
 // Every generated codec sample is inspected through the real `npm start`; then Debian's Chromium is asked what
@@ -22,8 +20,10 @@ const maxPolls = 60;
 interface BrowserAnswer { canPlay: string; mse: boolean; loaded: boolean }
 
 describe("chrome verdicts agree with Chromium", () => {
-  let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;
-  let service: StartedService;
+  // The project's service and the codec samples' origin (test/browser/global-setup.ts).
+  const shared = inject("fixturesService");
+  const origin = { url: shared.codecOrigin };
+  const service = { base: shared.base };
   let context: BrowserContext;
   let page: Page;
   let profileDir: string;
@@ -31,8 +31,6 @@ describe("chrome verdicts agree with Chromium", () => {
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
-    origin = await startLoopbackOrigin([ensureCodecSamples(root)]);
-    service = await startService({ env: { SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`, INSPECT_RATE_LIMIT: "1000" } });
     profileDir = mkdtempSync(join(tmpdir(), "verdicts-chromium-"));
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: "/usr/bin/chromium",
@@ -53,8 +51,6 @@ describe("chrome verdicts agree with Chromium", () => {
 
   afterAll(async () => {
     await context?.close();
-    await service?.stop();
-    await origin?.close();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 

@@ -4,10 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ogs from "open-graph-scraper";
 import { type BrowserContext, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { shareIdOf } from "../../shared/format/share-id.ts";
 import { AudioWaveform } from "../../shared/shapes/media-data.ts";
-import { startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
 
 // Clients nobody here wrote, against the real `npm start` and the README's samples server: peaks.js loading the
 // waveform's audiowaveform JSON in Debian's Chromium, the audio oEmbed html measured as Chromium draws it, the
@@ -49,8 +48,10 @@ window.loaded = new Promise((resolve) => {
 }
 
 describe("players and unfurlers", () => {
-  let samples: Awaited<ReturnType<typeof startSamples>>;
-  let service: StartedService;
+  // The project's `npm start` beside `npm run samples`, in local mode's defaults (test/browser/global-setup.ts).
+  const shared = inject("localService");
+  const samples = { url: shared.samplesUrl };
+  const service = { base: shared.base };
   let context: BrowserContext;
   let profileDir: string;
   let pages: Server;
@@ -58,8 +59,6 @@ describe("players and unfurlers", () => {
   let currentPage = "";
 
   beforeAll(async () => {
-    samples = await startSamples();
-    service = await startService({ env: { SAMPLES_PORT: String(samples.port), SSRF_ALLOWLIST: undefined } });
     pages = createServer((req, res) => {
       if (req.url === "/peaks.js") res.writeHead(200, { "content-type": "text/javascript" }).end(peaksBundle);
       else res.writeHead(200, { "content-type": "text/html" }).end(currentPage);
@@ -78,8 +77,6 @@ describe("players and unfurlers", () => {
   afterAll(async () => {
     await context?.close();
     await new Promise((resolve) => pages?.close(resolve));
-    await service?.stop();
-    await samples?.stop();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 

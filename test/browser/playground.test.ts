@@ -3,23 +3,19 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeOembed } from "../../testkit/fake-oembed.ts";
-import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { ensurePlaygroundSamples } from "../../testkit/browser/samples.ts";
-import { startService, type StartedService } from "../../testkit/start-service.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 // The playground at `/` in Debian's Chromium against the real `npm start` (wrangler dev + media runner), with
-// sample files on a loopback origin and a loopback oEmbed fake. Screenshots go to test/.fixtures/screenshots
-// (gitignored); PLAYGROUND_README_SHOT=1 also writes the README's docs/playground.png.
+// sample files on a loopback origin and a loopback oEmbed fake, all shared by the project (test/browser/global-setup.ts).
+// Screenshots go to test/.fixtures/screenshots (gitignored); PLAYGROUND_README_SHOT=1 also writes the README's docs/playground.png.
 const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test", ".fixtures", "screenshots");
 const youtube = "https://www.youtube.com/watch?v=dQw4w9WgXcQ";
 
 describe("playground page", () => {
-  let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;
-  let oembed: Awaited<ReturnType<typeof startFakeOembed>>;
-  let service: StartedService;
+  const shared = inject("fixturesService");
+  const origin = { url: shared.playgroundOrigin };
+  const service = { base: shared.base };
   let context: BrowserContext;
   let page: Page;
   let profileDir: string;
@@ -29,16 +25,6 @@ describe("playground page", () => {
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
-    origin = await startLoopbackOrigin(ensurePlaygroundSamples(root));
-    oembed = await startFakeOembed();
-    service = await startService({
-      env: {
-        // The oEmbed fake is on loopback too: the Worker's SSRF checks must let it through.
-        SSRF_ALLOWLIST: `127.0.0.1:${origin.port},127.0.0.1:${oembed.port}`,
-        OEMBED_BASE_URL: oembed.url,
-        WEBHOOK_SECRET: "whsec_" + Buffer.from("browser-secret-browser-secret-32").toString("base64"),
-      },
-    });
     profileDir = mkdtempSync(join(tmpdir(), "playground-chromium-"));
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: "/usr/bin/chromium",
@@ -58,9 +44,6 @@ describe("playground page", () => {
 
   afterAll(async () => {
     await context?.close();
-    await service?.stop();
-    await origin?.close();
-    await oembed?.close();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 

@@ -2,26 +2,21 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { startService, type StartedService } from "../../testkit/start-service.ts";
-import { ensureProvenanceFixtures } from "../../testkit/provenance-fixtures.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 // The playground's "Provenance and rights" panel in Chromium, over the real `npm start`: a C2PA-signed image from the
 // C2PA SDK's own tests and a camera JPEG exiftool tagged.
-const root = join(import.meta.dirname, "..", "..");
 
 describe("playground: Provenance and rights", () => {
-  let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;
-  let service: StartedService;
+  // The project's service and the tagged pictures' origin (test/browser/global-setup.ts).
+  const shared = inject("fixturesService");
+  const origin = { url: shared.provenanceOrigin };
+  const service = { base: shared.base };
   let context: BrowserContext;
   let page: Page;
   let profileDir: string;
 
   beforeAll(async () => {
-    const tagged = ensureProvenanceFixtures(join(root, "test", ".fixtures", "provenance"));
-    origin = await startLoopbackOrigin([tagged, join(root, "test", "fixtures", "c2pa")]);
-    service = await startService({ env: { SSRF_ALLOWLIST: `127.0.0.1:${origin.port}`, INSPECT_RATE_LIMIT: "1000" } });
     profileDir = mkdtempSync(join(tmpdir(), "provenance-chromium-"));
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: "/usr/bin/chromium",
@@ -36,8 +31,6 @@ describe("playground: Provenance and rights", () => {
 
   afterAll(async () => {
     await context?.close();
-    await service?.stop();
-    await origin?.close();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 

@@ -2,23 +2,22 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { shareIdOf } from "../../shared/format/share-id.ts";
-import { startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
 
 // Issue 24 item 5: the share page GET /v in Debian's Chromium against the real `npm start` and the README's
 // samples server. The page must play the media under its own CSP (no script, no style): the <video> loads its
 // metadata from the samples origin and nothing is refused by the policy.
 describe("share page /v", () => {
-  let samples: Awaited<ReturnType<typeof startSamples>>;
-  let service: StartedService;
+  // The project's `npm start` beside `npm run samples` (test/browser/global-setup.ts): local mode allow-lists the
+  // samples origin it is told about (SAMPLES_PORT), as for a user's `npm start`.
+  const shared = inject("localService");
+  const samples = { url: shared.samplesUrl };
+  const service = { base: shared.base };
   let context: BrowserContext;
   let profileDir: string;
 
   beforeAll(async () => {
-    samples = await startSamples();
-    // Local mode allow-lists the samples origin it is told about (SAMPLES_PORT), as for a user's `npm start`.
-    service = await startService({ env: { SAMPLES_PORT: String(samples.port), SSRF_ALLOWLIST: undefined } });
     profileDir = mkdtempSync(join(tmpdir(), "share-page-chromium-"));
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: "/usr/bin/chromium",
@@ -30,8 +29,6 @@ describe("share page /v", () => {
 
   afterAll(async () => {
     await context?.close();
-    await service?.stop();
-    await samples?.stop();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 
@@ -40,7 +37,8 @@ describe("share page /v", () => {
     const problems: string[] = [];
     page.on("console", (m) => { if (m.type() === "error") problems.push(m.text()); });
     page.on("pageerror", (e) => problems.push(String(e)));
-    const media = `${samples.url}/video.mp4`;
+    // Its own URL on the shared service, so the page is made from this test's inspection.
+    const media = `${samples.url}/video.mp4?share=${Date.now()}`;
     const response = await page.goto(`${service.base}/v?url=${encodeURIComponent(media)}`);
     expect(response?.status()).toBe(200);
     expect(response?.headers()["content-security-policy"]).toContain("default-src 'none'");

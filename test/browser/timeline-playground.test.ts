@@ -2,11 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseVtt } from "../../testkit/vtt.ts";
-import { ensurePlaygroundSamples } from "../../testkit/browser/samples.ts";
-import { startService, type StartedService } from "../../testkit/start-service.ts";
 
 // Issue 24 item 6 (part): the playground shows a storyboard as a hover scrubber under the video and the
 // waveform under the audio player, in Debian's Chromium against the real `npm start`. Screenshots go to
@@ -15,16 +12,16 @@ const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test", ".fixtures", "screenshots");
 
 describe("playground timeline previews", () => {
-  let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;
-  let service: StartedService;
+  // The project's service and sample origin (test/browser/global-setup.ts).
+  const shared = inject("fixturesService");
+  const origin = { url: shared.playgroundOrigin };
+  const service = { base: shared.base };
   let context: BrowserContext;
   let page: Page;
   let profileDir: string;
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
-    origin = await startLoopbackOrigin(ensurePlaygroundSamples(root));
-    service = await startService({ env: { SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` } });
     profileDir = mkdtempSync(join(tmpdir(), "timeline-chromium-"));
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: "/usr/bin/chromium",
@@ -40,8 +37,6 @@ describe("playground timeline previews", () => {
 
   afterAll(async () => {
     await context?.close();
-    await service?.stop();
-    await origin?.close();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 

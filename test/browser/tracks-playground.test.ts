@@ -2,10 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { startService, type StartedService } from "../../testkit/start-service.ts";
-import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 // The playground's tracks panel in Debian's Chromium against the real `npm start`: captions and audio-description
 // badges, the languages, the track table, chapter marks on a timeline that seek the player, and the lock with the
@@ -15,18 +12,16 @@ const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test", ".fixtures", "screenshots");
 
 describe("playground tracks panel", () => {
-  let origin: Awaited<ReturnType<typeof startLoopbackOrigin>>;
-  let service: StartedService;
+  // The project's service and the track files' origin (test/browser/global-setup.ts).
+  const shared = inject("fixturesService");
+  const origin = { url: shared.tracksOrigin };
+  const service = { base: shared.base };
   let context: BrowserContext;
   let page: Page;
   let profileDir: string;
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
-    const dir = join(root, "test", ".fixtures", "tracks");
-    ensureTrackFixtures(dir);
-    origin = await startLoopbackOrigin([dir]);
-    service = await startService({ env: { SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` } });
     profileDir = mkdtempSync(join(tmpdir(), "tracks-chromium-"));
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: "/usr/bin/chromium",
@@ -42,8 +37,6 @@ describe("playground tracks panel", () => {
 
   afterAll(async () => {
     await context?.close();
-    await service?.stop();
-    await origin?.close();
     if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 

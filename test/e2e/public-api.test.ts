@@ -281,7 +281,9 @@ describe("secrets and stopping", () => {
     expect(lines.some((l) => l.includes("wrangler") && l.includes("dev"))).toBe(true);
     expect(lines.filter((l) => l.includes(secret) || l.includes(secret.slice(6)))).toEqual([]);
     expect(lines.filter((l) => l.includes(runnerToken))).toEqual([]);
-    const envFile = /--env-file (\S+)/.exec(lines.find((l) => l.includes("--env-file"))!)![1]!;
+    // This service's own settings file: other test files run services of their own at the same time.
+    const own = descendants(service.child.pid!).map((pid) => allCommandLines().get(pid) ?? "");
+    const envFile = /--env-file (\S+)/.exec(own.find((l) => l.includes("--env-file"))!)![1]!;
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
   });
 

@@ -4,10 +4,11 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { origin, originStats } from "../../testkit/worker/helpers.ts";
-import { sleep } from "../../testkit/worker/jobs.ts";
+import { recordOlderThan } from "../../testkit/worker/object-state.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
-/** Ages are whole seconds (maxAge=0 accepts a record confirmed within the last second): wait past that. */
-const pastOneSecond = () => sleep(1_100);
+/** Ages are whole seconds (maxAge=0 accepts a record confirmed within the last second): wait until the record is older. */
+const pastOneSecond = (url: string) => waitFor(() => recordOlderThan(url, 0), { intervalMs: 50, what: `the record of ${url} to outgrow maxAge=0` });
 
 async function get(url: string, query: string) {
   const params = new URLSearchParams(query);
@@ -35,7 +36,7 @@ describe("freshness on request (maxAge)", () => {
     expect(young.headers.get("cache-status")).toMatch(/^media-inspect; hit; ttl=\d+$/);
     expect((await requestsFor(id)).length).toBe(before);
 
-    await pastOneSecond();
+    await pastOneSecond(url);
     const checked = await get(url, "profile=standard&maxAge=0");
     expect(checked.status).toBe(200);
     expect(checked.headers.get("cache-status")).toMatch(/^media-inspect; fwd=stale; fwd-status=304; stored; ttl=\d+$/);
@@ -55,7 +56,7 @@ describe("freshness on request (maxAge)", () => {
     const first = await get(url, "profile=standard");
     expect(first.status, first.text).toBe(200);
     await fetch(`${origin}/play/bump/${id}`);
-    await pastOneSecond();
+    await pastOneSecond(url);
     const changed = await get(url, "profile=standard&maxAge=0");
     expect(changed.status === 200 || changed.status === 202, changed.text).toBe(true);
     expect(changed.headers.get("cache-status")).toMatch(/^media-inspect; fwd=stale; fwd-status=206/);
@@ -78,7 +79,7 @@ describe("freshness on request (maxAge)", () => {
     const oldBytes = new Uint8Array(await oldImage.arrayBuffer());
 
     await fetch(`${origin}/play/bump/${id}`);
-    await pastOneSecond();
+    await pastOneSecond(url);
     const changed = await get(url, "profile=standard&maxAge=0");
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.processing.status).toBe("complete");

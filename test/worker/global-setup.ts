@@ -26,6 +26,8 @@ import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type Exiftoo
 import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
 import { prepareOthers, type OthersContext } from "../../testkit/made-by-others.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { runFixtureLanes } from "../../testkit/fixture-lanes.ts";
+import { workerLaneOrder } from "../../testkit/worker/fixture-lanes.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -54,12 +56,16 @@ declare module "vitest" {
 
 /** ffprobe processes at once while the set-up reads its references. */
 const probeConcurrency = 4;
+/** Fixture lanes at once: three keep two cores busy while the small builders mostly start processes. */
+const fixtureLanes = 3;
 
 /** Node side of the worker tests: real media files, a loopback origin with faults, a fake DoH resolver, a trap. */
 export default async function setup(project: TestProject) {
   const root = join(import.meta.dirname, "..");
   // wrangler's [build] step does not run under vitest: copy the offline Swagger UI assets here.
   execFileSync(process.execPath, [join(root, "..", "scripts", "copy-docs-assets.mjs")]);
+  // Every generated file, made a few lanes at once; the builders below then find them on disk and only name them.
+  await runFixtureLanes("testkit/worker/fixture-lanes.ts", workerLaneOrder, fixtureLanes);
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
   ensureHeadFixtures(mediaDir, join(root, "fixtures", "images"));
   ensureHostileMp4s(mediaDir);

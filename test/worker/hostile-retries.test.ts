@@ -11,8 +11,9 @@ import { firstSeen, pollJob, runnerBudgets, runnerCalls, runnerClients } from ".
 import { inspect, media } from "../../testkit/worker/helpers.ts";
 import { env, runInDurableObject } from "cloudflare:test";
 import { DispatchLedger } from "../../worker/dispatch/dispatch-ledger.ts";
+import { runnerWorkSettled } from "../../testkit/worker/object-state.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const budgetMs = inspectionEngineSecondsBudget * 1000;
 
 describe("the retry policy", () => {
@@ -33,15 +34,10 @@ describe("the retry policy", () => {
   });
 });
 
-/** Runner calls for `url` once they stop growing (a retry is queued with a delay of a second or two). */
+/** Runner calls for `url` once its runner work has ended for good (no retry queued, no stage pending). */
 async function settledCalls(url: string): Promise<number> {
-  let last = -1;
-  for (let stable = 0; stable < 4; await sleep(500)) {
-    const now = await runnerCalls(url);
-    stable = now === last ? stable + 1 : 0;
-    last = now;
-  }
-  return last;
+  await waitFor(() => runnerWorkSettled(url), { timeoutMs: 30_000, intervalMs: 100, what: `the runner work for ${url} to settle` });
+  return runnerCalls(url);
 }
 
 describe("runner jobs per inspection under hostile inputs", { timeout: 90_000 }, () => {

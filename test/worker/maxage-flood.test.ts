@@ -3,7 +3,7 @@
 // and no runner job for `profile=fast` (which shows none of the runner's results). Prints origin requests per
 // request (the figure of the closing note).
 import { waitFor } from "../../testkit/wait-for.ts";
-import { runnerWorkSettled } from "../../testkit/worker/object-state.ts";
+import { recordOlderThan, runnerWorkSettled } from "../../testkit/worker/object-state.ts";
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { media, origin, originStats } from "../../testkit/worker/helpers.ts";
@@ -42,7 +42,7 @@ describe(`${callers} overlapping maxAge=0 fast requests for one URL`, { timeout:
     const url = `${origin}/play/validated/${id}/png-opaque.png`;
     expect((await get(url, "profile=standard")).status).toBe(200);
     // Ages are whole seconds: past the first one, the record no longer satisfies maxAge=0.
-    await sleep(1_100);
+    await waitFor(() => recordOlderThan(url, 0), { intervalMs: 50, what: "the record to outgrow maxAge=0" });
     const { answers, caused } = await flood(url, `/play/validated/${id}/`);
     console.log(`maxAge=0 flood, validators: ${caused.length} origin requests for ${callers} requests (${(caused.length / callers).toFixed(3)} per request)`);
     expect(caused.length).toBeGreaterThanOrEqual(1);

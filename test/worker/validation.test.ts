@@ -2,7 +2,7 @@
 // through the Worker's real HTTP handling (SELF.fetch). No request here reaches an origin.
 import { SELF, env } from "cloudflare:test";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../worker/http/app.ts";
 import { onError } from "../../worker/http/error-handling.ts";
 import type { AppEnv } from "../../worker/http/app-env.ts";
@@ -36,6 +36,9 @@ function post(body: string, query = "", headers: Record<string, string> = { "con
 }
 
 const someMedia = `${origin}/media/audio.mp3`;
+
+// The Worker's files share one isolate (vitest.config.ts): the files after this one get their console back.
+afterAll(() => vi.restoreAllMocks());
 
 describe("body validation: 400 INVALID_PAYLOAD", () => {
   it.each([

@@ -26,7 +26,7 @@ export function media(file: string, params = ""): string {
   return `${origin}/media/${file}?n=${nonce}${params ? `&${params}` : ""}`;
 }
 
-export async function originStats(): Promise<{ requests: { path: string; range?: string; bytes: number; headers: Record<string, string> }[] }> {
+export async function originStats(): Promise<{ requests: { path: string; range?: string; bytes: number; headers: Record<string, string>; receivedAt: number }[] }> {
   return (await fetch(`${origin}/__stats`)).json();
 }
 

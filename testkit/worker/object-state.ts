@@ -1,5 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { normalizeUrl } from "../../worker/record/target-url.ts";
+import { tooOldFor } from "../../worker/stages/freshness.ts";
+import type { ResourceRecord } from "../../shared/schemas/record.ts";
 
 /**
  * What a resource's Durable Object has left to do, read from its storage: the events a test waits for before it
@@ -43,5 +45,18 @@ export function runnerWorkSettled(resourceUrl: string): Promise<boolean> {
     const row = hasTable("resource") ? sql.exec<{ record: string }>(`SELECT record FROM resource`).toArray()[0] : undefined;
     const stages = row ? Object.values((JSON.parse(row.record) as { stages: Record<string, { state: string; engine?: string }> }).stages) : [];
     return dispatches === 0 && stages.every((stage) => stage.engine !== "runner" || stage.state !== "pending");
+  });
+}
+
+/**
+ * Whether the stored record of `resourceUrl` is older than `maxAgeSeconds` allows, by the service's own rule (ages
+ * are whole seconds): what a freshness test waits for instead of sleeping past a second.
+ */
+export function recordOlderThan(resourceUrl: string, maxAgeSeconds: number): Promise<boolean> {
+  return runInDurableObject(resourceObject(resourceUrl), async (_instance, state) => {
+    const sql = state.storage.sql;
+    if (sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'resource'`).toArray().length === 0) return false;
+    const row = sql.exec<{ record: string }>(`SELECT record FROM resource`).toArray()[0];
+    return row ? tooOldFor(JSON.parse(row.record) as ResourceRecord, maxAgeSeconds) : false;
   });
 }
