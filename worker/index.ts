@@ -1,5 +1,5 @@
 import { createApp } from "./http/app.ts";
-import { handleEnrichBatch } from "./queue/enrich-consumer.ts";
+import { handleRunnerWorkBatch } from "./queue/runner-work-consumer.ts";
 
 export { ResourceObject } from "./object/resource-object.ts";
 export { IdempotencyObject } from "./idempotency/idempotency-object.ts";
@@ -9,5 +9,5 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  queue: handleEnrichBatch,
+  queue: handleRunnerWorkBatch,
 } satisfies ExportedHandler<Env>;

@@ -4,8 +4,8 @@ import { RequestId } from "./request-id.ts";
 import { StreamPreviewPlan } from "../shapes/streaming-page.ts";
 import { RunnerBudget, RunnerClient } from "../shapes/runner.ts";
 
-/** A heavy-stage job on the enrichment queue: which resource, which stages, handled by the media runner. */
-export const EnrichMessage = z.object({
+/** A heavy-stage job on the runner work queue: which resource, which stages, handled by the media runner. */
+export const RunnerWorkMessage = z.object({
   version: z.literal(1),
   /** Durable Object name of the resource (its normalised URL). */
   resourceName: z.string().min(1),
@@ -30,4 +30,4 @@ export const EnrichMessage = z.object({
   /** The record's preview revision (16 hex digits): part of every R2 key the previews are stored under. */
   revision: z.string().regex(/^[0-9a-f]{16}$/).optional(),
 });
-export type EnrichMessage = z.infer<typeof EnrichMessage>;
+export type RunnerWorkMessage = z.infer<typeof RunnerWorkMessage>;

@@ -6,7 +6,7 @@ import { isBlurhashValid } from "blurhash";
 import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
 import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
-import type { EnrichMessage } from "../../shared/schemas/queue.ts";
+import type { RunnerWorkMessage } from "../../shared/schemas/queue.ts";
 import { InspectResponse } from "../../shared/schemas/inspect.ts";
 import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
 import { getJob, pollJob, runnerCalls } from "../../testkit/worker/jobs.ts";
@@ -241,9 +241,9 @@ describe("runner faults", { timeout: 30_000 }, () => {
 });
 
 describe("queue messages are idempotent", { timeout: 20_000 }, () => {
-  async function messageFor(mediaUrl: string): Promise<EnrichMessage> {
+  async function messageFor(mediaUrl: string): Promise<RunnerWorkMessage> {
     const normalizedUrl = normalizeUrl(new URL(mediaUrl));
-    return { version: 1, resourceName: normalizedUrl, key: await resourceKey(normalizedUrl), url: mediaUrl, category: "video", stages: videoStages as EnrichMessage["stages"] };
+    return { version: 1, resourceName: normalizedUrl, key: await resourceKey(normalizedUrl), url: mediaUrl, category: "video", stages: videoStages as RunnerWorkMessage["stages"] };
   }
 
   it("a duplicate message for a finished resource is acked and changes nothing (no runner call, same record, same R2 object)", async () => {
@@ -256,7 +256,7 @@ describe("queue messages are idempotent", { timeout: 20_000 }, () => {
     expect(before.object).not.toBeNull();
 
     const message = await messageFor(url);
-    const batch = createMessageBatch("media-inspect-enrich", [
+    const batch = createMessageBatch("media-inspect-runner-work", [
       { id: "dup-1", timestamp: new Date(), attempts: 1, body: message },
       { id: "dup-2", timestamp: new Date(), attempts: 1, body: message },
     ]);
@@ -280,7 +280,7 @@ describe("queue messages are idempotent", { timeout: 20_000 }, () => {
     const url = media("video.mp4");
     const res = await inspect(url, "profile=full");
     // The same stages, now from the dead-letter queue: only still-pending stages may be marked failed.
-    const batch = createMessageBatch("media-inspect-enrich-dlq", [{ id: "late", timestamp: new Date(), attempts: 1, body: await messageFor(url) }]);
+    const batch = createMessageBatch("media-inspect-runner-work-dlq", [{ id: "late", timestamp: new Date(), attempts: 1, body: await messageFor(url) }]);
     const ctx = createExecutionContext();
     await consumer.queue!(batch, env, ctx);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["late"]);
@@ -290,7 +290,7 @@ describe("queue messages are idempotent", { timeout: 20_000 }, () => {
   });
 
   it("a malformed message is dropped (acked), not retried forever", async () => {
-    const batch = createMessageBatch("media-inspect-enrich", [{ id: "bad", timestamp: new Date(), attempts: 1, body: { version: 2, url: "x" } }]);
+    const batch = createMessageBatch("media-inspect-runner-work", [{ id: "bad", timestamp: new Date(), attempts: 1, body: { version: 2, url: "x" } }]);
     const ctx = createExecutionContext();
     await consumer.queue!(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);

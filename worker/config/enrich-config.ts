@@ -3,7 +3,7 @@ import { THUMBNAIL_MAX_PX } from "../../shared/limits.ts";
 import { defaultMaxDecodePixels } from "./limits.ts";
 import { int } from "./setting.ts";
 
-/** Settings of `enrich/`: image work at the edge and the oEmbed client. */
+/** Settings of the edge's image work (worker/image) and the oEmbed client (worker/oembed). */
 export const EnrichConfigSchema = z.object({
   /** Longest side of generated thumbnails. Default 320 px. */
   THUMBNAIL_MAX_PX: int(THUMBNAIL_MAX_PX),

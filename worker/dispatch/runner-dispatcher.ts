@@ -14,7 +14,7 @@
  * stays pending longer than about DISPATCH_WATCHDOG_MS (or the pickup grace) plus the retry budget.
  */
 import type { Config } from "../config/config.ts";
-import type { EnrichMessage } from "../../shared/schemas/queue.ts";
+import type { RunnerWorkMessage } from "../../shared/schemas/queue.ts";
 import type { StageName } from "../../shared/schemas/stages.ts";
 import type { RunnerHead, RunnerUsage } from "../../shared/shapes/runner.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
@@ -123,9 +123,9 @@ export class RunnerDispatcher {
     const config = this.host.config();
     const deadline = Date.now() + delaySeconds * 1000 + config.QUEUE_PICKUP_GRACE_MS;
     const id = this.ledger.add({ stages: work.stages, via: "queue", owner: this.incarnation, attempt, deadline, caller: callerOf(work) });
-    const message: EnrichMessage = { version: 1, ...work, attempt };
+    const message: RunnerWorkMessage = { version: 1, ...work, attempt };
     try {
-      await this.host.env.ENRICH_QUEUE.send(message, delaySeconds > 0 ? { delaySeconds } : undefined);
+      await this.host.env.RUNNER_WORK_QUEUE.send(message, delaySeconds > 0 ? { delaySeconds } : undefined);
     } catch (err) {
       this.ledger.remove(id);
       throw err;

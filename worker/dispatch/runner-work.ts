@@ -3,7 +3,7 @@
  * consumer on a retry): the runner's answer with its generated files stored (worker/previews), ready for the object to apply.
  */
 import type { Config } from "../config/config.ts";
-import type { EnrichMessage } from "../../shared/schemas/queue.ts";
+import type { RunnerWorkMessage } from "../../shared/schemas/queue.ts";
 import { runnerStagesOf } from "../../shared/stages/index.ts";
 import { callRunner, RunnerError } from "../runner/runner-client.ts";
 import { engineBudgetSpentMessage, inspectionEngineSecondsBudget } from "../../shared/limits.ts";
@@ -15,7 +15,7 @@ import type { StageName } from "../../shared/schemas/stages.ts";
 import type { RunnerOutcome } from "../record/runner-results.ts";
 import type { RunnerHead } from "../../shared/shapes/runner.ts";
 
-export type RunnerWork = Pick<EnrichMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "client" | "budget" | "revision">;
+export type RunnerWork = Pick<RunnerWorkMessage, "resourceName" | "key" | "url" | "category" | "stages" | "durationHint" | "stream" | "requestId" | "client" | "budget" | "revision">;
 
 /** What the runner needs for these stages, from the record (undefined for pages and embeds). */
 export function runnerWorkFor(record: ResourceRecord, stages: StageName[]): RunnerWork | undefined {

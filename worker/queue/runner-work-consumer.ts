@@ -1,5 +1,5 @@
 import { getConfig, type Config } from "../config/config.ts";
-import { EnrichMessage } from "../../shared/schemas/queue.ts";
+import { RunnerWorkMessage } from "../../shared/schemas/queue.ts";
 import { performRunnerWork } from "../dispatch/runner-work.ts";
 import { asRunnerError, decideRetry } from "../dispatch/retry-policy.ts";
 import { errorField, logEvent } from "../log/event-log.ts";
@@ -13,7 +13,7 @@ import { resourceByName } from "../object/resource-rpc.ts";
  * with exponential backoff; an origin timeout, a permanent error or the spent attempt budget end the stages as
  * failed, so nothing stays pending forever. Messages on the dead-letter queue only mark their stages failed.
  */
-export async function handleEnrichBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+export async function handleRunnerWorkBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const config = getConfig(env);
   const deadLetter = batch.queue.endsWith("-dlq");
   const waiting = [...batch.messages];
@@ -26,9 +26,9 @@ export async function handleEnrichBatch(batch: MessageBatch<unknown>, env: Env):
 }
 
 async function handleMessage(message: Message<unknown>, env: Env, config: Config, deadLetter: boolean): Promise<void> {
-  const parsed = EnrichMessage.safeParse(message.body);
+  const parsed = RunnerWorkMessage.safeParse(message.body);
   if (!parsed.success) {
-    logEvent("error", "dropping malformed enrich message", { error: parsed.error.message });
+    logEvent("error", "dropping malformed runner work message", { error: parsed.error.message });
     message.ack();
     return;
   }
@@ -65,7 +65,7 @@ async function handleMessage(message: Message<unknown>, env: Env, config: Config
     }
   } catch (err) {
     // The object itself failed (e.g. restarting): the message comes back later; the object's watchdog also covers it.
-    logEvent("error", "enrich message failed", {
+    logEvent("error", "runner work message failed", {
       resource: job.key, stages: job.stages, ...(job.requestId ? { requestId: job.requestId } : {}), error: errorField(err),
     });
     message.retry({ delaySeconds: config.RUNNER_RETRY_BASE_SECONDS });
