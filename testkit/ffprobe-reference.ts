@@ -26,19 +26,7 @@ export async function ffprobeJson(path: string, args: string[]): Promise<unknown
   return JSON.parse(stdout);
 }
 
-/** Maps `items` with at most `limit` calls of `fn` at once, in order (ffprobe runs for a set-up's references). */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
-}
+export { mapLimit } from "./map-limit.ts";
 
 /** Runs ffprobe -of json (with packet counts, and the packet list's end for files that declare no duration). */
 export async function ffprobeReference(dir: string, file: string): Promise<FfprobeReference> {

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { codecsOf } from "../../shared/media/codec-string.ts";
 import { codecAgreement, namedCodecs, videoCodecs } from "../../testkit/named-codecs.ts";
 import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { mapLimit } from "../../testkit/map-limit.ts";
 
 const others = inject("others");
 /** Inspections in flight at once: above the Worker's per-origin cap (6), so some wait for a slot. */
@@ -60,19 +61,6 @@ async function inspected(file: string, profile: "fast" | "full"): Promise<Outcom
     file, status, category: body?.data?.semantic?.semanticType, codecs: playback ? codecsOf(playback) : [],
     audioCodec: body?.data?.metadata?.audio?.codec ?? body?.data?.metadata?.tracks?.audio?.[0]?.codec, body,
   };
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
 }
 
 /** Why the service's answer disagrees with the name, or undefined when it agrees. */
