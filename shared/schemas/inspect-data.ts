@@ -61,5 +61,5 @@ export type InspectData = z.infer<typeof InspectData>;
 export const namespaceNames = ["identity", "semantic", "provider", "playback", "metadata", "preview", "diagnostics", "page", "accessibility", "provenance"] as const;
 export type NamespaceName = (typeof namespaceNames)[number];
 /** Paths one level into a namespace a caller may name in `fields` (only that part of the namespace is kept). */
-export const subFieldNames = ["metadata.capture", "metadata.rights"] as const;
+export const subFieldNames = ["metadata.capture", "metadata.rights", "metadata.tracks", "metadata.chapters", "metadata.protection"] as const;
 export type FieldName = NamespaceName | (typeof subFieldNames)[number];

@@ -25,6 +25,17 @@ describe("tracks through the API", { timeout: 60_000 }, () => {
     expect(full.body.data.accessibility).toEqual(fast.body.data.accessibility);
   });
 
+  it("fields=metadata.tracks,metadata.chapters keeps only those parts of metadata", async () => {
+    const url = media("subs.mp4");
+    const whole = await inspect(url, "profile=fast");
+    const parts = await inspect(url, "profile=fast&fields=metadata.tracks,metadata.chapters");
+    expect(parts.status).toBe(200);
+    expect(Object.keys(parts.body.data)).toEqual(["metadata"]);
+    expect(parts.body.data.metadata).toEqual({ tracks: whole.body.data.metadata.tracks, chapters: whole.body.data.metadata.chapters });
+    const encrypted = await inspect(media("enc-pssh.mp4"), "profile=fast&fields=metadata.protection");
+    expect(encrypted.body.data.metadata).toEqual({ protection: { encrypted: true, scheme: "cenc", keySystems: ["com.widevine.alpha", "com.microsoft.playready"] } });
+  });
+
   it("Matroska with SRT, ASS, WebVTT and chapters in fast", async () => {
     const { body } = await inspect(media("subs.mkv"), "profile=fast");
     expect(body.data.metadata.tracks.text.map((t: { format: string; language: string; kind: string }) => [t.format, t.language, t.kind]))
