@@ -7,9 +7,10 @@
  * index cut off, the offsets kept valid by default-base-is-moof.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ffprobeJson } from "./ffprobe-reference.ts";
+import { makeMissing } from "./make-missing.ts";
 
 export interface ContainerReference {
   /** ffprobe's format duration (seconds). */
@@ -120,17 +121,12 @@ function writeFragmentedWithMehd(out: string, dir: string): void {
 }
 
 export function ensureContainerFixtures(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  for (const { file } of containerFixtures) {
-    const target = join(dir, file);
-    if (existsSync(target)) continue;
-    const partial = join(dir, `partial-${file}`);
+  makeMissing(dir, containerFixtures.map(({ file }) => file), (file, partial) => {
     if (file === "speech-nb.amr") writeAmr(partial, "nb", 7);
     else if (file === "speech-wb.amr") writeAmr(partial, "wb", 8);
     else if (file === "frag-mehd.mp4") writeFragmentedWithMehd(partial, dir);
     else ffmpeg(ffmpegArgs[file]!, partial);
-    renameSync(partial, target);
-  }
+  });
   return dir;
 }
 

@@ -5,8 +5,8 @@
  * Every still shows one scene: 96x64, the left 70 % `main` red, the right 30 % `other` blue.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { makeMissing } from "./make-missing.ts";
 
 export const scene = { width: 96, height: 64, main: [208, 48, 48] as const, other: [32, 80, 192] as const, split: 67 };
 
@@ -147,13 +147,5 @@ const makers: Record<string, (out: string) => void> = {
 
 /** Writes the missing fixtures into dir (cached across runs: each is written whole, then renamed). */
 export function ensureFormatFixtures(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  for (const { file } of formatFixtures) {
-    const target = join(dir, file);
-    if (existsSync(target)) continue;
-    const partial = join(dir, `partial-${file}`);
-    makers[file]!(partial);
-    renameSync(partial, target);
-  }
-  return dir;
+  return makeMissing(dir, formatFixtures.map(({ file }) => file), (file, partial) => makers[file]!(partial));
 }

@@ -4,8 +4,9 @@
  * over 2^33, one cut before its first keyframe, an fMP4 initialization segment and one media segment.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeMissing } from "./make-missing.ts";
 
 export const longtailAvFiles = ["lt-rollover.ts", "lt-before-keyframe.ts", "lt-init.mp4", "lt-media.m4s", "lt-anim.flc"] as const;
 
@@ -80,14 +81,6 @@ function hlsFmp4(work: string): void {
 
 /** Writes the missing files into dir (each written whole under another name, then renamed). */
 export function ensureLongtailAvFixtures(dir: string): string {
-  mkdirSync(dir, { recursive: true });
   const work = join(dir, "work-hls");
-  for (const file of longtailAvFiles) {
-    const target = join(dir, file);
-    if (existsSync(target)) continue;
-    const partial = join(dir, `partial-${file}`);
-    makers[file](partial, work);
-    renameSync(partial, target);
-  }
-  return dir;
+  return makeMissing(dir, longtailAvFiles, (file, partial) => makers[file](partial, work));
 }

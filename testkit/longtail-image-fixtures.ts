@@ -5,10 +5,10 @@
  */
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { scene } from "./image-format-fixtures.ts";
 import { bc6hSolidBlock, bc7SolidBlock, dx10Dds, dxgi, oldStyleJpegTablesTiff, oldStyleJpegTiff, textureBlocks } from "./texture-fixtures.ts";
+import { makeMissing } from "./make-missing.ts";
 
 export interface LongtailFixture {
   file: string;
@@ -254,13 +254,5 @@ const makers: Record<string, (out: string) => void> = {
 
 /** Writes the missing fixtures into dir (each written whole under another name, then renamed). */
 export function ensureLongtailFixtures(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  for (const { file } of longtailFixtures) {
-    const target = join(dir, file);
-    if (existsSync(target)) continue;
-    const partial = join(dir, `partial-${file}`);
-    makers[file]!(partial);
-    renameSync(partial, target);
-  }
-  return dir;
+  return makeMissing(dir, longtailFixtures.map(({ file }) => file), (file, partial) => makers[file]!(partial));
 }

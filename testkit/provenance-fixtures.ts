@@ -5,8 +5,9 @@
  * billion-laughs XMP) are written byte by byte.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeMissing } from "./make-missing.ts";
 
 export interface ExiftoolReading {
   takenAt?: string;
@@ -107,14 +108,7 @@ export const taggedFixtures: TaggedFixture[] = [
 export const hostileFixtures = ["xmp-1gb-declared.png", "xmp-billion-laughs.jpg", "xmp-oversized.jpg"] as const;
 
 export function ensureProvenanceFixtures(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  for (const fixture of taggedFixtures) {
-    const out = join(dir, fixture.file);
-    if (existsSync(out)) continue;
-    const partial = join(dir, `partial-${process.pid}-${fixture.file}`);
-    fixture.make(partial);
-    renameSync(partial, out);
-  }
+  makeMissing(dir, taggedFixtures.map(({ file }) => file), (file, partial) => taggedFixtures.find((f) => f.file === file)!.make(partial));
   writeHostile(dir);
   return dir;
 }

@@ -10,9 +10,10 @@
  * - Ogg Vorbis, Opus and FLAC with Vorbis comments written by ffmpeg.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ExiftoolReading } from "./provenance-fixtures.ts";
+import { makeMissing } from "./make-missing.ts";
 
 const quiet = { stdio: ["ignore", "ignore", "pipe"] as ["ignore", "ignore", "pipe"] };
 const ffmpeg = (...args: string[]) => execFileSync("ffmpeg", ["-loglevel", "error", "-y", ...args], quiet);
@@ -73,15 +74,8 @@ export const stillAndAudioFixtures: Fixture[] = [
 export const extensionless = (file: string) => file.replace(/\.mp4$/, "");
 
 export function ensureMoreProvenanceFixtures(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  for (const fixture of [...moovLastFixtures, ...stillAndAudioFixtures]) {
-    const out = join(dir, fixture.file);
-    if (!existsSync(out)) {
-      const partial = join(dir, `partial-${process.pid}-${fixture.file}`);
-      fixture.make(partial, dir);
-      renameSync(partial, out);
-    }
-  }
+  const fixtures = [...moovLastFixtures, ...stillAndAudioFixtures];
+  makeMissing(dir, fixtures.map(({ file }) => file), (file, partial) => fixtures.find((f) => f.file === file)!.make(partial, dir));
   for (const { file } of moovLastFixtures) if (!existsSync(join(dir, extensionless(file)))) copyFileSync(join(dir, file), join(dir, extensionless(file)));
   return dir;
 }
