@@ -5,18 +5,20 @@ import { defineConfig } from "vitest/config";
 // Three layers (see README "Tests"): pure shared code in Node, the Worker inside workerd,
 // and the media runner in Node against real ffmpeg.
 //
-// Order on 2 cores (where Vitest's default is one file at a time): the end-to-end and browser files, which mostly
-// wait for a service to start and for Chromium, run two at once in group 0 (testkit/start-service.ts lets one
-// service start at a time); the unit and runner files, many of which bound their own time, one at a time in group 1;
-// the Worker's files in group 2, one at a time, each in a workerd of its own; the reliability suites, which measure
-// latency, alone in group 3.
+// Order on 2 cores (where Vitest's default is one file at a time), so that both cores stay busy:
+// - group 0: the end-to-end and browser files, which mostly wait for a service to start and for Chromium, two at
+//   once each (testkit/start-service.ts lets one service start at a time), beside the unit files one at a time;
+// - group 1: the Worker's files two at once, each in a workerd of its own, beside the runner files one at a time
+//   (many bound their own time, so never two of them together);
+// - group 2: the reliability suites, which measure latency, alone.
 const waiting = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
-const oneAtATime = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
+const besideWaiting = { sequence: { groupOrder: 0 }, maxWorkers: 1 };
+const besideWorker = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
 export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...oneAtATime },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...besideWaiting, testTimeout: 30_000 },
       },
       {
         plugins: [
@@ -56,10 +58,20 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
-          sequence: { groupOrder: 2 },
-          maxWorkers: 1,
+          deps: {
+            optimizer: {
+              ssr: {
+                enabled: true,
+                include: ["zod", "@modelcontextprotocol/sdk/server/mcp.js", "@modelcontextprotocol/sdk/types.js", "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js", "@modelcontextprotocol/sdk/validation/cfworker", "music-metadata", "strtok3", "image-size", "file-type", "ipaddr.js", "mpd-parser", "m3u8-parser", "iso-639-2", "exifr", "blurhash", "@cloudflare/containers"],
+              },
+            },
+          },
+          sequence: { groupOrder: 1 },
+          maxWorkers: 2,
           // Each file in a workerd of its own: one shared workerd (isolate: false) saved import time but let module
           // state (configuration, limiters, counters) carry from file to file, and seven tests failed on it in CI.
+          // The Worker's dependencies are bundled once (Vite's dependency optimizer) instead of served to each workerd
+          // module by module; hono stays out, since its subpath imports would then load a second copy of it.
           // Many tests drive the runner and real ffmpeg; on 2 busy cores 5 s is too tight for a single case.
           testTimeout: 30_000,
           globalSetup: ["./test/worker/global-setup.ts"],
@@ -71,7 +83,7 @@ export default defineConfig({
           include: ["test/runner/**/*.test.ts"],
           environment: "node",
           globalSetup: ["./test/runner/global-setup.ts"],
-          ...oneAtATime,
+          ...besideWorker,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -94,7 +106,7 @@ export default defineConfig({
           include: ["test/reliability/**/*.test.ts"],
           environment: "node",
           fileParallelism: false,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 2 },
           testTimeout: 300_000,
           hookTimeout: 150_000,
         },
