@@ -5,20 +5,21 @@ import { defineConfig } from "vitest/config";
 // Three layers (see README "Tests"): pure shared code in Node, the Worker inside workerd,
 // and the media runner in Node against real ffmpeg.
 //
-// Order on 2 cores (where Vitest's default is one file at a time), so that both cores stay busy:
-// - group 0: the end-to-end and browser files, which mostly wait for a service to start and for Chromium, two at
-//   once each (testkit/start-service.ts lets one service start at a time), beside the unit files one at a time;
-// - group 1: the Worker's files two at once, each in a workerd of its own, beside the runner files one at a time
-//   (many bound their own time, so never two of them together);
-// - group 2: the reliability suites, which measure latency, alone.
+// Order on 2 cores (where Vitest's default is one file at a time). A group's files share one limit of files at once,
+// whatever their project, and the groups run one after the other:
+// - group 0: the end-to-end and browser files, which mostly wait for a service to start and for Chromium, two at once
+//   (testkit/start-service.ts lets one service start at a time);
+// - group 1: the runner files, one at a time: many bound their own time;
+// - group 2: the Worker's files, each in a workerd of its own, and the unit files, two at once;
+// - group 3: the reliability suites, which measure latency, alone.
 const waiting = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
-const besideWaiting = { sequence: { groupOrder: 0 }, maxWorkers: 1 };
-const besideWorker = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
+const oneAtATime = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
+const twoAtOnce = { sequence: { groupOrder: 2 }, maxWorkers: 2 };
 export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...besideWaiting, testTimeout: 30_000 },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...twoAtOnce, testTimeout: 30_000 },
       },
       {
         plugins: [
@@ -66,8 +67,7 @@ export default defineConfig({
               },
             },
           },
-          sequence: { groupOrder: 1 },
-          maxWorkers: 2,
+          ...twoAtOnce,
           // Each file in a workerd of its own: one shared workerd (isolate: false) saved import time but let module
           // state (configuration, limiters, counters) carry from file to file, and seven tests failed on it in CI.
           // The Worker's dependencies are bundled once (Vite's dependency optimizer) instead of served to each workerd
@@ -83,7 +83,7 @@ export default defineConfig({
           include: ["test/runner/**/*.test.ts"],
           environment: "node",
           globalSetup: ["./test/runner/global-setup.ts"],
-          ...besideWorker,
+          ...oneAtATime,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -106,7 +106,7 @@ export default defineConfig({
           include: ["test/reliability/**/*.test.ts"],
           environment: "node",
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
           testTimeout: 300_000,
           hookTimeout: 150_000,
         },
