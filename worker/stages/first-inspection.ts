@@ -26,6 +26,7 @@ import { finishProvenanceStage } from "./provenance-stage.ts";
 import { hasC2paStore } from "../probe/c2pa-manifest.ts";
 import { maxMetadataBytes } from "../config/limits.ts";
 import { metadataTailOf } from "./provenance-tail-plan.ts";
+import { waveHasChunksAfterData } from "../probe/riff-trailing-chunks.ts";
 import { withMoofProtection } from "../probe/moof-protection.ts";
 
 const isBmff = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp|iso\.segment)$/.test(mime);
@@ -249,7 +250,9 @@ async function finishProvenance(i: Inspection): Promise<void> {
   // An image that carries Content Credentials: its hashes cover every byte, and the edge stages read the whole
   // image for its previews anyway, from what is held now, so the rest is read here once (bounded).
   const size = i.source.size;
-  if (record.category === "image" && size !== undefined && size <= maxMetadataBytes && hasC2paStore(i.source.prefix())) {
+  // A small WAV with chunks after its samples is read whole too: its Content Credentials sit there.
+  const held = i.source.prefix();
+  if (size !== undefined && size <= maxMetadataBytes && ((record.category === "image" && hasC2paStore(held)) || waveHasChunksAfterData(held, size))) {
     await i.source.read(0, size).catch(() => undefined);
   }
   const { moov, tail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
