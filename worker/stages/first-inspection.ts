@@ -27,6 +27,7 @@ import { hasC2paStore } from "../probe/c2pa-manifest.ts";
 import { maxMetadataBytes } from "../config/limits.ts";
 import { metadataTailOf } from "./provenance-tail-plan.ts";
 import { waveHasChunksAfterData } from "../probe/riff-trailing-chunks.ts";
+import { jpegMetadataEnd } from "../probe/jpeg-metadata-extent.ts";
 import { withMoofProtection } from "../probe/moof-protection.ts";
 
 const isBmff = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp|iso\.segment)$/.test(mime);
@@ -254,6 +255,10 @@ async function finishProvenance(i: Inspection): Promise<void> {
   const held = i.source.prefix();
   if (size !== undefined && size <= maxMetadataBytes && ((record.category === "image" && hasC2paStore(held)) || waveHasChunksAfterData(held, size))) {
     await i.source.read(0, size).catch(() => undefined);
+  } else if (record.probe.mime === "image/jpeg") {
+    // A JPEG's EXIF/XMP/IPTC segments read whole (bounded), when they run past what is held.
+    const end = await jpegMetadataEnd((offset, length) => i.source.read(offset, length), Math.min(size ?? maxMetadataBytes, maxMetadataBytes)).catch(() => 0);
+    if (end > i.source.prefix().length) await i.source.read(0, end).catch(() => undefined);
   }
   const { moov, tail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
   await finishProvenanceStage(record, {
