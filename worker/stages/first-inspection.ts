@@ -255,12 +255,10 @@ async function finishProvenance(i: Inspection): Promise<void> {
   const held = i.source.prefix();
   if (size !== undefined && size <= maxMetadataBytes && ((record.category === "image" && hasC2paStore(held)) || waveHasChunksAfterData(held, size))) {
     await i.source.read(0, size).catch(() => undefined);
-  } else if (record.probe.mime === "image/jpeg") {
-    // A JPEG's EXIF/XMP/IPTC segments read whole (bounded), when they run past what is held.
-    const end = await jpegMetadataEnd((offset, length) => i.source.read(offset, length), Math.min(size ?? maxMetadataBytes, maxMetadataBytes)).catch(() => 0);
-    if (end > i.source.prefix().length) await i.source.read(0, end).catch(() => undefined);
   }
-  const { moov, tail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
+  const { moov, tail: moovTail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
+  // A JPEG whose EXIF/XMP/IPTC segments run past what is held: read whole by the later stage, so fast keeps its reads.
+  const tail = moovTail ?? (record.probe.mime === "image/jpeg" ? await jpegMetadataTail(i.source, size) : undefined);
   await finishProvenanceStage(record, {
     mime: record.probe.mime,
     prefix: i.source.prefix(),
@@ -268,6 +266,12 @@ async function finishProvenance(i: Inspection): Promise<void> {
     ...(moov ? { moov } : {}),
     trustAnchors: i.config.C2PA_TRUST_ANCHORS,
   }, performance.now(), tail, refused);
+}
+
+/** The bytes [0, end of the metadata segments) when they run past the prefix (the segment walk reads only marker headers). */
+async function jpegMetadataTail(source: Inspection["source"], size: number | undefined): Promise<{ offset: number; length: number } | undefined> {
+  const end = await jpegMetadataEnd((offset, length) => source.read(offset, length), Math.min(size ?? maxMetadataBytes, maxMetadataBytes)).catch(() => 0);
+  return end > source.prefix().length ? { offset: 0, length: end } : undefined;
 }
 
 function writeStreamFacts(i: Inspection): void {
