@@ -248,12 +248,12 @@ function endSegmentStagesStep(i: Inspection): void {
 async function finishProvenance(i: Inspection): Promise<void> {
   const record = i.record!;
   // An HLS/DASH stream: only the playlist was read, which carries none of these (the answer says what was seen).
-  // An image that carries Content Credentials: its hashes cover every byte, and the edge stages read the whole
-  // image for its previews anyway, from what is held now, so the rest is read here once (bounded).
+  // A file that carries Content Credentials: their hashes cover every byte, so a small one is read whole here, once
+  // (an image's previews then reuse the bytes). A larger one keeps its manifest's facts without the hash check.
   const size = i.source.size;
   // A small WAV with chunks after its samples is read whole too: its Content Credentials sit there.
   const held = i.source.prefix();
-  if (size !== undefined && size <= maxMetadataBytes && ((record.category === "image" && hasC2paStore(held)) || waveHasChunksAfterData(held, size))) {
+  if (size !== undefined && size <= maxMetadataBytes && (hasC2paStore(held) || waveHasChunksAfterData(held, size))) {
     await i.source.read(0, size).catch(() => undefined);
   }
   const { moov, tail: moovTail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
