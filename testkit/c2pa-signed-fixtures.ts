@@ -11,7 +11,8 @@ import { join } from "node:path";
 import * as sdk from "@contentauth/c2pa-wasm";
 import { makeMissing } from "./make-missing.ts";
 import { testSigner } from "./c2pa-test-signer.ts";
-import { signedFiles, signedFile, signedFormats, signedVariants, type SdkReading, type SignedFormat, type SignedVariant } from "./c2pa-signed-variants.ts";
+import { signedFiles, signedFile, signedFormats, signedVariants, taggedBases, type SdkReading, type SignedFormat, type SignedVariant } from "./c2pa-signed-variants.ts";
+import { exiftoolReadingOf } from "./provenance-more-fixtures.ts";
 
 /** Unsigned media made by ffmpeg (heif-enc for HEIF), one small file per format. */
 const baseCommands: Record<SignedFormat, (out: string, png: string) => [string, string[]]> = {
@@ -81,8 +82,11 @@ function tampered(out: Buffer, base: Uint8Array): Buffer {
   throw new Error("tamper: no run of the base file occurs once in the signed file");
 }
 
-/** Makes the signed files `dir` lacks (unsigned bases under dir/base) and returns `dir`. */
-export async function ensureSignedC2paFixtures(dir: string): Promise<string> {
+/**
+ * Makes the signed files `dir` lacks (unsigned bases under dir/base; the tagged variant's from `taggedDir`, the
+ * provenance fixtures' folder) and returns `dir`.
+ */
+export async function ensureSignedC2paFixtures(dir: string, taggedDir: string): Promise<string> {
   const formats = Object.keys(signedFormats) as SignedFormat[];
   // The HEIF is encoded from the PNG, made before it.
   const baseDir = makeMissing(join(dir, "base"), formats.map((f) => `base.${f}`), (file, partial) => {
@@ -93,18 +97,19 @@ export async function ensureSignedC2paFixtures(dir: string): Promise<string> {
   loadSdk();
   for (const { file, variant, format } of signedFiles) {
     if (existsSync(join(dir, file))) continue;
-    const bytes = await signed(variant, format, readFileSync(join(baseDir, `base.${format}`)));
+    const base = variant === "tagged" ? join(taggedDir, taggedBases[format]!) : join(baseDir, `base.${format}`);
+    const bytes = await signed(variant, format, readFileSync(base));
     makeMissing(dir, [file], (_, partial) => writeFileSync(partial, bytes));
   }
   return dir;
 }
 
 /** The SDK Reader's reading of every signed file, against the PEM trust list `trustAnchors`. */
-export async function sdkReadings(dir: string, trustAnchors: string): Promise<Record<string, SdkReading>> {
+export async function sdkReadings(dir: string, taggedDir: string, trustAnchors: string): Promise<Record<string, SdkReading>> {
   loadSdk();
   const settings = JSON.stringify({ verify: { verify_trust: true, ocsp_fetch: false, remote_manifest_fetch: false }, trust: { trust_anchors: trustAnchors } });
   const out: Record<string, SdkReading> = {};
-  for (const { file, format } of signedFiles) {
+  for (const { file, format, variant } of signedFiles) {
     const reader = await sdk.WasmReader.fromBytes(signedFormats[format], readFileSync(join(dir, file)), settings);
     try {
       const store = JSON.parse(reader.json()) as { validation_state: string; validation_results?: { activeManifest?: { failure?: { code: string }[] } } };
@@ -123,6 +128,9 @@ export async function sdkReadings(dir: string, trustAnchors: string): Promise<Re
         ...(m.signature_info?.time ? { time: m.signature_info.time } : {}),
         actions: actions.map((a) => a.action),
         ...(actions.find((a) => a.digitalSourceType) ? { digitalSourceType: actions.find((a) => a.digitalSourceType)!.digitalSourceType } : {}),
+        // exiftool reads the base: signing adds a manifest, never a tag, and exiftool 12's reading of a PNG whose
+        // caBX chunk precedes its eXIf stops at "IFD0 pointer references previous JUMBFBox directory".
+        ...(variant === "tagged" ? { exiftool: exiftoolReadingOf(taggedDir, taggedBases[format]!) } : {}),
       };
     } finally {
       reader.free();
@@ -132,5 +140,5 @@ export async function sdkReadings(dir: string, trustAnchors: string): Promise<Re
 }
 
 /** The SDK's reading of the signed files against the Worker tests' own trust list (vitest.config.ts). */
-export const signedC2paReadings = (dir: string) =>
-  sdkReadings(dir, readFileSync(join(import.meta.dirname, "..", "test", "fixtures", "c2pa", "test-trust-anchors.pem"), "utf8"));
+export const signedC2paReadings = (dir: string, taggedDir: string) =>
+  sdkReadings(dir, taggedDir, readFileSync(join(import.meta.dirname, "..", "test", "fixtures", "c2pa", "test-trust-anchors.pem"), "utf8"));

@@ -107,8 +107,8 @@ export default async function setup(project: TestProject) {
   // Media segments with pssh boxes in their moof (test/worker/segment-protection.test.ts).
   const fragmentsDir = ensureFragmentFixtures(join(root, ".fixtures", "fragments"));
   project.provide("provenanceMoreFacts", Object.fromEntries([...moovLastFixtures, ...stillAndAudioFixtures].map(({ file }) => [file, exiftoolReadingOf(moreProvenanceDir, file)])));
-  const signedC2paDir = await ensureSignedC2paFixtures(join(root, ".fixtures", "c2pa-signed"));
-  project.provide("signedC2pa", await signedC2paReadings(signedC2paDir));
+  const signedC2paDir = await ensureSignedC2paFixtures(join(root, ".fixtures", "c2pa-signed"), provenanceDir);
+  project.provide("signedC2pa", await signedC2paReadings(signedC2paDir, provenanceDir));
   const { serveDir: cameraDir, files: cameraFiles } = prepareCameraFiles(join(root, ".."), join(root, ".fixtures", "camera-files"));
   project.provide("cameraFiles", cameraFiles);
   // Media and manifests other teams made, shipped in installed npm packages (served as /media/others/...).
