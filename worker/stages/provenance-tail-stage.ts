@@ -46,7 +46,7 @@ export async function runProvenanceTailStage(record: ResourceRecord, config: Con
     try {
       if (record.probe.mime === "image/jpeg") {
         const from = Math.min(held?.byteLength ?? 0, tail.length);
-        let rest = new Uint8Array(0);
+        let rest: Uint8Array = new Uint8Array(0);
         if (from < tail.length) {
           requests += 1;
           rest = await readTail(record, config, { offset: from, length: tail.length - from });
