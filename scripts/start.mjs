@@ -114,8 +114,12 @@ try {
   process.exit(1);
 }
 
-/** dotenv syntax: single quotes keep the value literal (no `#` comments, no escapes). */
+/**
+ * dotenv syntax: single quotes keep the value literal (no `#` comments, no escapes). A value of several lines
+ * (C2PA_TRUST_ANCHORS' PEM) goes in double quotes, where dotenv turns `\n` back into a newline.
+ */
 function envLine(name, value) {
+  if (/\n/.test(value) && !/["\\\r]/.test(value)) return `${name}="${value.replace(/\n/g, "\\n")}"\n`;
   if (/[\r\n']/.test(value)) throw new Error(`${name} cannot contain a newline or a single quote`);
   return `${name}='${value}'\n`;
 }

@@ -21,7 +21,7 @@ export const ProbeResult = z.object({
   evidence: z.array(z.string()).optional(),
   /** A streaming segment: "init" (tracks and codecs, no samples) or "media" (samples, no track list). */
   segment: z.enum(["init", "media"]).optional(),
-  /** An MP4/MOV whose user data sits past the bytes read: the one Range read that completes metadata:provenance. */
+  /** An MP4/MOV whose user data, or a JPEG whose metadata segments, run past the bytes read: the one Range read that completes metadata:provenance. */
   metadataTail: z.object({ offset: z.number().int().nonnegative(), length: z.number().int().positive() }).optional(),
   /** A sidecar C2PA manifest store declared (Link rel="c2pa-manifest", XMP dcterms:provenance) and not yet read. */
   c2paSidecar: z.string().optional(),

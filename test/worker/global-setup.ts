@@ -20,6 +20,8 @@ import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
 import { ensureC2paFixtures } from "../../testkit/c2pa-fixtures.ts";
 import { ensureFragmentFixtures } from "../../testkit/fragment-fixtures.ts";
 import { ensureSidecarFixtures } from "../../testkit/c2pa-sidecar-fixtures.ts";
+import { ensureSignedC2paFixtures, signedC2paReadings } from "../../testkit/c2pa-signed-fixtures.ts";
+import { prepareCameraFiles } from "../../testkit/camera-files.ts";
 import { ensureStreamChapterFixtures } from "../../testkit/stream-chapter-fixtures.ts";
 import { ensureMoreProvenanceFixtures, exiftoolReadingOf, moovLastFixtures, stillAndAudioFixtures } from "../../testkit/provenance-more-fixtures.ts";
 import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../../testkit/provenance-fixtures.ts";
@@ -105,10 +107,14 @@ export default async function setup(project: TestProject) {
   // Media segments with pssh boxes in their moof (test/worker/segment-protection.test.ts).
   const fragmentsDir = ensureFragmentFixtures(join(root, ".fixtures", "fragments"));
   project.provide("provenanceMoreFacts", Object.fromEntries([...moovLastFixtures, ...stillAndAudioFixtures].map(({ file }) => [file, exiftoolReadingOf(moreProvenanceDir, file)])));
+  const signedC2paDir = await ensureSignedC2paFixtures(join(root, ".fixtures", "c2pa-signed"), provenanceDir);
+  project.provide("signedC2pa", await signedC2paReadings(signedC2paDir, provenanceDir));
+  const { serveDir: cameraDir, files: cameraFiles } = prepareCameraFiles(join(root, ".."), join(root, ".fixtures", "camera-files"));
+  project.provide("cameraFiles", cameraFiles);
   // Media and manifests other teams made, shipped in installed npm packages (served as /media/others/...).
   const { serveDir: othersDir, ...others } = await prepareOthers(join(root, ".."), join(root, ".fixtures", "made-by-others"));
   project.provide("others", others);
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir, othersDir], "127.0.0.1", extras);
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir, othersDir, signedC2paDir, cameraDir], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },

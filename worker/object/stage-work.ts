@@ -144,7 +144,9 @@ export class StageWork {
     if (!record) return;
     const config = this.config();
     if (provenanceTailPending(record)) {
-      await runProvenanceTailStage(record, config);
+      const jpegHead = await runProvenanceTailStage(record, config, this.source.bytes.image);
+      // The image's bytes from its start, now longer: the previews fetch only what follows.
+      if (jpegHead && jpegHead.byteLength > (this.source.bytes.image?.byteLength ?? 0)) this.source.bytes.image = jpegHead;
       await this.recordChanged(record);
     }
     const stages = stagesForEdge(record, config);

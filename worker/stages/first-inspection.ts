@@ -26,6 +26,8 @@ import { finishProvenanceStage } from "./provenance-stage.ts";
 import { hasC2paStore } from "../probe/c2pa-manifest.ts";
 import { maxMetadataBytes } from "../config/limits.ts";
 import { metadataTailOf } from "./provenance-tail-plan.ts";
+import { waveHasChunksAfterData } from "../probe/riff-trailing-chunks.ts";
+import { jpegMetadataEnd } from "../probe/jpeg-metadata-extent.ts";
 import { withMoofProtection } from "../probe/moof-protection.ts";
 
 const isBmff = (mime: string) => /^(video|audio)\/(mp4|quicktime|3gpp|iso\.segment)$/.test(mime);
@@ -246,13 +248,17 @@ function endSegmentStagesStep(i: Inspection): void {
 async function finishProvenance(i: Inspection): Promise<void> {
   const record = i.record!;
   // An HLS/DASH stream: only the playlist was read, which carries none of these (the answer says what was seen).
-  // An image that carries Content Credentials: its hashes cover every byte, and the edge stages read the whole
-  // image for its previews anyway, from what is held now, so the rest is read here once (bounded).
+  // A file that carries Content Credentials: their hashes cover every byte, so a small one is read whole here, once
+  // (an image's previews then reuse the bytes). A larger one keeps its manifest's facts without the hash check.
   const size = i.source.size;
-  if (record.category === "image" && size !== undefined && size <= maxMetadataBytes && hasC2paStore(i.source.prefix())) {
+  // A small WAV with chunks after its samples is read whole too: its Content Credentials sit there.
+  const held = i.source.prefix();
+  if (size !== undefined && size <= maxMetadataBytes && (hasC2paStore(held) || waveHasChunksAfterData(held, size))) {
     await i.source.read(0, size).catch(() => undefined);
   }
-  const { moov, tail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
+  const { moov, tail: moovTail, refused } = i.facts?.moov ? { moov: i.facts.moov, tail: undefined, refused: undefined } : await metadataTailOf(i.source, record);
+  // A JPEG whose EXIF/XMP/IPTC segments run past what is held: read whole by the later stage, so fast keeps its reads.
+  const tail = moovTail ?? (record.probe.mime === "image/jpeg" ? await jpegMetadataTail(i.source, size) : undefined);
   await finishProvenanceStage(record, {
     mime: record.probe.mime,
     prefix: i.source.prefix(),
@@ -260,6 +266,12 @@ async function finishProvenance(i: Inspection): Promise<void> {
     ...(moov ? { moov } : {}),
     trustAnchors: i.config.C2PA_TRUST_ANCHORS,
   }, performance.now(), tail, refused);
+}
+
+/** The bytes [0, end of the metadata segments) when they run past the prefix (the segment walk reads only marker headers). */
+async function jpegMetadataTail(source: Inspection["source"], size: number | undefined): Promise<{ offset: number; length: number } | undefined> {
+  const end = await jpegMetadataEnd((offset, length) => source.read(offset, length), Math.min(size ?? maxMetadataBytes, maxMetadataBytes)).catch(() => 0);
+  return end > source.prefix().length ? { offset: 0, length: end } : undefined;
 }
 
 function writeStreamFacts(i: Inspection): void {

@@ -1,6 +1,6 @@
 import type { Config } from "../config/config.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import type { C2pa, Capture, Provenance } from "../../shared/shapes/provenance.ts";
+import type { C2pa, Capture, Provenance, Rights } from "../../shared/shapes/provenance.ts";
 import { parseContentRange } from "../../shared/bytes/content-range.ts";
 import { budgetAfter, fetchPolicy, readCapped, readHead, safeFetch } from "../fetch/index.ts";
 import { maxC2paSidecarBytes } from "../config/limits.ts";
@@ -10,13 +10,16 @@ import { readSidecar } from "../probe/c2pa-sidecar.ts";
 import { addTransfer } from "../record/transfer.ts";
 import { finishStage } from "../record/stage-state.ts";
 import { readMp4UserData } from "../probe/mp4-user-data.ts";
+import { readImageTags } from "../probe/image-tags.ts";
+import { declarationsOfImageTags } from "../probe/capture-rights.ts";
 import { leftOut } from "./provenance-stage.ts";
 
 /**
  * The later part of metadata:provenance, after the first answer (so `fast` keeps its round trips; `full` waits for
  * it), each part one bounded request: for an MP4/MOV whose user data lies past the bytes the first inspection read
  * (a moov after the mdat, walked sparsely), one Range read of what follows the moov's tracks (`probe.metadataTail`,
- * a few KiB, capped), never the file; for a file that declares a sidecar C2PA manifest store, that store (capped).
+ * a few KiB, capped), never the file; for a JPEG whose metadata segments run past the head, the rest of them (the
+ * same field, from the file's start, at most maxMetadataBytes; the head in hand is not read again); for a file that declares a sidecar C2PA manifest store, that store (capped).
  * What they give completes what the head gave (the C2PA facts, the movie header's creation time); a failed read
  * leaves its facts out with the reason and ends the stage done, as a malformed tag does inline.
  */
@@ -24,8 +27,13 @@ export function provenanceTailPending(record: ResourceRecord): boolean {
   return (record.probe.metadataTail !== undefined || record.probe.c2paSidecar !== undefined) && record.stages["metadata:provenance"]?.state === "pending";
 }
 
-export async function runProvenanceTailStage(record: ResourceRecord, config: Config): Promise<void> {
-  if (!provenanceTailPending(record)) return;
+/**
+ * Returns a JPEG's bytes from its start to the end of its metadata segments when it read them (`held`, the image's
+ * bytes from its start already in hand, spares reading them again; the caller keeps the longer prefix for the previews).
+ */
+export async function runProvenanceTailStage(record: ResourceRecord, config: Config, held?: Uint8Array): Promise<Uint8Array | undefined> {
+  if (!provenanceTailPending(record)) return undefined;
+  let jpegHead: Uint8Array | undefined;
   const tail = record.probe.metadataTail;
   const sidecar = record.probe.c2paSidecar;
   const started = performance.now();
@@ -36,15 +44,31 @@ export async function runProvenanceTailStage(record: ResourceRecord, config: Con
   let requests = 0;
   if (tail) {
     try {
-      requests += 1;
-      const bytes = await readTail(record, config, tail);
-      pulled += bytes.byteLength;
-      const declared = readMp4UserData(bytes);
-      const capture = mergeCapture(record.results.capture, declared.capture);
-      const rights = declared.rights ?? record.results.rights;
-      if (capture) record.results.capture = capture;
-      if (rights) record.results.rights = rights;
-      methods.push(`moov tail: one read of ${tail.length} bytes at ${tail.offset}`);
+      if (record.probe.mime === "image/jpeg") {
+        const from = Math.min(held?.byteLength ?? 0, tail.length);
+        let rest: Uint8Array = new Uint8Array(0);
+        if (from < tail.length) {
+          requests += 1;
+          rest = await readTail(record, config, { offset: from, length: tail.length - from });
+          pulled += rest.byteLength;
+        }
+        jpegHead = new Uint8Array(from + rest.byteLength);
+        if (held && from > 0) jpegHead.set(held.subarray(0, from), 0);
+        jpegHead.set(rest, from);
+        const read = await readImageTags("image/jpeg", jpegHead);
+        problems.push(...read.problems);
+        const declared = read.tags ? declarationsOfImageTags(read.tags) : {};
+        writeDeclared(record, declared.capture, declared.rights);
+        if (declared.digitalSourceType) record.results.provenance = withIptc(record.results.provenance, declared.digitalSourceType);
+        methods.push(`jpeg metadata: one read of ${rest.byteLength} bytes at ${from}`);
+      } else {
+        requests += 1;
+        const bytes = await readTail(record, config, tail);
+        pulled += bytes.byteLength;
+        const declared = readMp4UserData(bytes);
+        writeDeclared(record, declared.capture, declared.rights);
+        methods.push(`moov tail: one read of ${tail.length} bytes at ${tail.offset}`);
+      }
     } catch (err) {
       problems.push(`mp4 user data: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -62,6 +86,21 @@ export async function runProvenanceTailStage(record: ResourceRecord, config: Con
   done.requests = requests;
   done.bytesPulled = pulled;
   done.method = problems.length > 0 ? leftOut(problems) : methods.join("; ");
+  return jpegHead;
+}
+
+/** What the later read declares completes what the head gave. */
+function writeDeclared(record: ResourceRecord, declaredCapture: Capture | undefined, declaredRights: Rights | undefined): void {
+  const capture = mergeCapture(record.results.capture, declaredCapture);
+  const rights = declaredRights ?? record.results.rights;
+  if (capture) record.results.capture = capture;
+  if (rights) record.results.rights = rights;
+}
+
+/** An IPTC digital source type read late: the manifest's declaration still comes first. */
+function withIptc(current: Provenance | undefined, iptcSourceType: string): Provenance {
+  const c2pa = current?.c2pa ?? { present: false };
+  return { c2pa, ...aiDeclaration(c2pa.activeManifest?.digitalSourceType, iptcSourceType) };
 }
 
 /**
