@@ -73,7 +73,7 @@ function readH264(b: Uint8Array, units: NalUnit[]): HeaderFacts | undefined {
   if (!parsed || body.length < 3) return undefined;
   const config: CodecConfig | undefined = avcConfig(new Uint8Array([1, body[0]!, body[1]!, body[2]!]));
   return {
-    video: 1, audio: 0, reader: "h264-annexb", width: parsed.width, height: parsed.height, fps: parsed.fps,
+    video: 1, audio: 0, reader: "h264-annexb", timeless: true, width: parsed.width, height: parsed.height, fps: parsed.fps,
     videoCodec: "h264", videoProfile: avcProfileName(body[0]!, body[1]!), videoConfig: config,
   };
 }
@@ -93,7 +93,7 @@ function readHevc(b: Uint8Array, units: NalUnit[]): HeaderFacts | undefined {
   const config = hevcConfig(new Uint8Array([1, ...parsed.profileTierLevel]));
   const profileIdc = parsed.profileTierLevel[0]! & 0x1f;
   return {
-    video: 1, audio: 0, reader: "hevc-annexb", width: parsed.width, height: parsed.height, fps: (vps ? parseHevcVpsRate(payload(vps)) : undefined) ?? parsed.fps,
+    video: 1, audio: 0, reader: "hevc-annexb", timeless: true, width: parsed.width, height: parsed.height, fps: (vps ? parseHevcVpsRate(payload(vps)) : undefined) ?? parsed.fps,
     videoCodec: "hevc", videoProfile: hevcProfileNames[profileIdc], videoConfig: config, pixelFormat: hevcPixelFormat(parsed.chromaFormat, parsed.bitDepth),
   };
 }

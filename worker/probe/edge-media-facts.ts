@@ -154,7 +154,7 @@ function withCea(trackFacts: TrackFacts, head: Uint8Array): TrackFacts {
 
 /** The API's shapes from a header reader's facts; a video needs duration and size, as for MP4 and Matroska. */
 function fromHeaderFacts(h: HeaderFacts, size: number): EdgeMediaFacts {
-  const facts: EdgeMediaFacts = { tracks: { video: h.video, audio: h.audio, source: h.reader } };
+  const facts: EdgeMediaFacts = { tracks: { video: h.video, audio: h.audio, source: h.reader }, ...(h.timeless ? { timeless: true } : {}) };
   const duration = h.durationSeconds && Number.isFinite(h.durationSeconds) ? h.durationSeconds : undefined;
   const bitrate = duration ? (size * 8) / duration : undefined;
   if (h.video > 0) {

@@ -43,6 +43,8 @@ export interface EdgeMediaFacts {
   codecs?: string[];
   /** An initialization segment (mp4-boxes.ts): tracks and codecs, no samples. */
   segment?: "init";
+  /** A raw byte stream with no timestamps: its video facts are whole without a duration. */
+  timeless?: boolean;
   /** Tracks with languages and dispositions, chapters and encryption, where the header read declares them. */
   trackFacts?: TrackFacts;
   /** An MP4/MOV moov read whole (capture and rights facts live in its user data). */

@@ -22,6 +22,8 @@ export interface HeaderFacts {
   audioCodec?: string;
   /** The audio stream's own rate, when the header states or implies it. */
   audioBitrate?: number;
+  /** A stream without timestamps (a raw H.264/HEVC byte stream): no duration will ever be known, not even by ffprobe. */
+  timeless?: boolean;
   /** Which reader produced them, e.g. "ac3-sync", "flv-onmetadata": the track evidence's source. */
   reader: string;
 }
