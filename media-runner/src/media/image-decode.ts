@@ -16,8 +16,8 @@ import { runProcess } from "./run-process.ts";
 import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { decodeHeif } from "./heif-decode.ts";
 import { isIcns, largestIcnsPng } from "./icns.ts";
-import { bptcDdsToPng, bptcTextureOf } from "./dds-bptc.ts";
-import { legacyTiffToImage } from "./tiff-legacy.ts";
+import { bptcTextureOf } from "./dds-bptc.ts";
+import { bptcDdsToPng, legacyTiffToImage } from "./decoder-thread.ts";
 import type { GainMapFacts } from "../../../shared/media/gain-map.ts";
 import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./engine-limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
@@ -108,6 +108,11 @@ async function ffmpegToPng(file: string, inputArgs: readonly string[], options: 
   return result.stdout;
 }
 
+/** The decoder thread's limits: the engines' time limit and the job's abort signal. */
+function threadOptions(options: DecodeOptions): { timeoutMs: number; signal?: AbortSignal } {
+  return options.signal ? { timeoutMs: options.timeoutMs, signal: options.signal } : { timeoutMs: options.timeoutMs };
+}
+
 /** Converts the file once when sharp cannot read it (ffmpeg or libheif to PNG); sharp's formats stay as they are. */
 export async function openImage(file: string, head: Buffer, options: DecodeOptions): Promise<ImageSource> {
   return openImageWith(decoderOf(head), file, options);
@@ -124,11 +129,11 @@ export async function openImageWith(decoder: ImageDecoder, file: string, options
     return { input: bytes.subarray(member.offset, member.end), decoder: "sharp" };
   }
   if (decoder.kind === "tiff-legacy") {
-    const { image, declared } = await legacyTiffToImage(file, options.maxPixels);
+    const { image, declared } = await legacyTiffToImage(file, options.maxPixels, threadOptions(options));
     return { input: image, decoder: "tiff-legacy", ...(declared ? { declared } : {}) };
   }
   if (decoder.kind === "dds-bptc") {
-    const { png, declared } = await bptcDdsToPng(file, options.maxPixels);
+    const { png, declared } = await bptcDdsToPng(file, options.maxPixels, threadOptions(options));
     return { input: png, decoder: "dds-bptc", ...(declared ? { declared } : {}) };
   }
   if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
