@@ -122,7 +122,7 @@ describe("the new header readers on hostile bytes", () => {
       for (let n = 0; n <= Math.min(600, sample.length); n++) { read(sample.subarray(0, n)); calls++; }
       for (let i = 0; i < 200; i++) {
         const copy = sample.slice(0, 64 + (next() % (sample.length - 63)));
-        for (let f = 0; f < 8; f++) copy[next() % copy.length] ^= 1 << (next() % 8);
+        for (let f = 0; f < 8; f++) { const at = next() % copy.length; copy[at] = copy[at]! ^ (1 << (next() % 8)); }
         read(copy);
         // The same bytes after a start code / at offset 0, where the readers look first.
         read(copy.subarray(next() % 64));

@@ -12,6 +12,10 @@ import { readRf64 } from "./rf64-header.ts";
  */
 const maxChunks = 32;
 
+const pcmTag = 0x0001;
+/** Not a WAVE tag: what an E-AC-3 subformat GUID stands for here. */
+const eac3Tag = -1;
+
 /** ffmpeg's codec per WAVE format tag (libavformat/riff.c), the ones files carry. */
 const codecByTag: Readonly<Record<number, string>> = {
   0x0002: "adpcm_ms", 0x0006: "pcm_alaw", 0x0007: "pcm_mulaw", 0x000a: "wmavoice", 0x0011: "adpcm_ima_wav",
@@ -19,9 +23,15 @@ const codecByTag: Readonly<Record<number, string>> = {
   0x0042: "g723_1", 0x0045: "adpcm_g726", 0x0050: "mp2", 0x0055: "mp3", 0x0061: "adpcm_ima_dk4", 0x0062: "adpcm_ima_dk3",
   0x0064: "adpcm_g726", 0x0069: "adpcm_ima_wav", 0x0092: "ac3", 0x00ff: "aac", 0x0160: "wmav1", 0x0161: "wmav2",
   0x0162: "wmapro", 0x0163: "wmalossless", 0x0200: "adpcm_ct", 0x0270: "atrac3", 0x1610: "aac", 0x2000: "ac3",
-  0x2001: "dts", 0x706d: "aac", 0xf1ac: "flac",
+  0x2001: "dts", 0x566f: "vorbis", 0x706d: "aac", 0xa109: "speex", 0xf1ac: "flac",
 };
-const pcmTag = 0x0001;
+/** The tail every WAVE_FORMAT_EXTENSIBLE subformat GUID built from a format tag shares (xxxxxxxx-0000-0010-8000-00aa00389b71). */
+const baseGuidTail = [0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71];
+/** Subformat GUIDs of their own that ffmpeg knows (libavformat/riff.c ff_codec_wav_guids), as stored (little-endian fields). */
+const guidCodecs: readonly { bytes: readonly number[]; tag: number }[] = [
+  // Dolby Digital Plus (E-AC-3).
+  { bytes: [0xaf, 0x87, 0xfb, 0xa7, 0x02, 0x2d, 0xfb, 0x42, 0xa4, 0xd4, 0x05, 0xcd, 0x93, 0x84, 0x3b, 0xdd], tag: eac3Tag },
+];
 const floatTag = 0x0003;
 const extensibleTag = 0xfffe;
 /** Tags whose duration ffmpeg takes from the byte rate whatever the `fact` chunk says. */
@@ -33,15 +43,22 @@ interface Fmt { tag: number; extensible: boolean; channels: number; rate: number
 export function waveCodecOf(tag: number, bits: number): string | undefined {
   if (tag === pcmTag) return bits === 8 ? "pcm_u8" : bits === 16 || bits === 24 || bits === 32 ? `pcm_s${bits}le` : undefined;
   if (tag === floatTag) return bits === 32 || bits === 64 ? `pcm_f${bits}le` : undefined;
+  if (tag === eac3Tag) return "eac3";
   return codecByTag[tag];
 }
 
 /** The `fmt ` chunk body: WAVEFORMATEX, and for WAVE_FORMAT_EXTENSIBLE the subformat's tag. */
 function readFmt(b: Uint8Array, o: number, size: number): Fmt | undefined {
   if (size < 16 || o + 16 > b.length) return undefined;
-  const extensible = u16le(b, o) === extensibleTag && size >= 40 && o + 26 <= b.length;
-  const tag = extensible ? u16le(b, o + 24) : u16le(b, o);
+  const extensible = u16le(b, o) === extensibleTag && size >= 40 && o + 40 <= b.length;
+  const tag = extensible ? subformatTag(b.subarray(o + 24, o + 40)) : u16le(b, o);
   return { tag, extensible, channels: u16le(b, o + 2), rate: u32le(b, o + 4) ?? 0, byteRate: u32le(b, o + 8) ?? 0, bits: u16le(b, o + 14) };
+}
+
+/** The format tag a subformat GUID stands for: its first field when it is built from one, else a known GUID's. */
+function subformatTag(guid: Uint8Array): number {
+  if (baseGuidTail.every((v, i) => guid[4 + i] === v)) return u16le(guid, 0);
+  return guidCodecs.find((known) => known.bytes.every((v, i) => guid[i] === v))?.tag ?? 0;
 }
 
 /** Seconds of audio by ffmpeg's rules, or undefined when the header gives no way to tell. */
