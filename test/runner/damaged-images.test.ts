@@ -46,8 +46,10 @@ describe("damaged and unusual pictures get a thumbnail", () => {
     expect(result.thumbnail).toMatchObject({ width: fixture.width, height: fixture.height });
     if (fixture.scene) {
       // Bottom-up rows, planes and tiles all land where they belong: red on the left, blue on the right, upright.
-      expect(distance(await pixelAt(result.thumbnail!.base64, 20, 5), scene.main)).toBeLessThan(40);
-      expect(distance(await pixelAt(result.thumbnail!.base64, 88, 58), scene.other)).toBeLessThan(40);
+      // A Display P3 picture's numbers are converted to sRGB, further from them (test/runner/jp2-colour.test.ts).
+      const tolerance = fixture.colorSpace === "display-p3" ? 60 : 40;
+      expect(distance(await pixelAt(result.thumbnail!.base64, 20, 5), scene.main)).toBeLessThan(tolerance);
+      expect(distance(await pixelAt(result.thumbnail!.base64, 88, 58), scene.other)).toBeLessThan(tolerance);
     }
   });
 });

@@ -6,7 +6,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bptcDdsToPng, bptcTextureOf, decodeBptcSurface } from "../../media-runner/src/media/dds-bptc.ts";
+import { bptcTextureOf, decodeBptcSurface } from "../../media-runner/src/media/dds-bptc.ts";
+import { bptcDdsToPng } from "../../media-runner/src/media/decoder-thread.ts";
 import { dx10Dds, dxgi } from "../../testkit/texture-fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bptc-"));

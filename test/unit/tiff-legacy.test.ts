@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { legacyTiffToImage, readFirstIfd, unpack12BitTiff } from "../../media-runner/src/media/tiff-legacy.ts";
+import { readFirstIfd, unpack12BitTiff } from "../../media-runner/src/media/tiff-legacy.ts";
+import { legacyTiffToImage } from "../../media-runner/src/media/decoder-thread.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tiff12-"));
 const quiet = { stdio: ["ignore", "ignore", "pipe"] as ["ignore", "ignore", "pipe"] };

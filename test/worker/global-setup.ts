@@ -16,6 +16,7 @@ import { startWebhookReceiver } from "../../testkit/webhook-receiver.ts";
 import { startFakeOembed } from "../../testkit/fake-oembed.ts";
 import { ensureLongtailFixtures } from "../../testkit/longtail-image-fixtures.ts";
 import { ensureLongtailAvFixtures } from "../../testkit/longtail-av-fixtures.ts";
+import { ensureLongtailMoreFixtures } from "../../testkit/longtail-more-fixtures.ts";
 import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
 import { ensureC2paFixtures } from "../../testkit/c2pa-fixtures.ts";
 import { ensureFragmentFixtures } from "../../testkit/fragment-fixtures.ts";
@@ -91,6 +92,7 @@ export default async function setup(project: TestProject) {
   project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }, i) => [file, containers[i]!])));
   // Damaged pictures, rolled-over and cut MPEG-TS, fMP4 segments, FLC (test/worker/longtail.test.ts).
   const longtailDirs = [ensureLongtailFixtures(join(root, ".fixtures", "longtail")), ensureLongtailAvFixtures(join(root, ".fixtures", "longtail-av"))];
+  longtailDirs.push(ensureLongtailMoreFixtures(join(root, ".fixtures", "longtail-more"))); // raw H.264/HEVC, non-PCM WAVE, Ogg video
   // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/tracks.test.ts).
   const tracksDir = join(root, ".fixtures", "tracks");
   ensureTrackFixtures(tracksDir);

@@ -19,8 +19,8 @@ const others = inject("others");
 const concurrency = 8;
 /** Files per container sent through the API in `fast` (the rest are covered at the edge-reader level). */
 const perContainer = 8;
-/** Containers the sample skips: raw Annex B H.264/HEVC is a known gap (test/unit/made-by-others-edge.test.ts). */
-const skipped = new Set(["h264", "h265"]);
+/** Containers the sample skips (none now: raw Annex B H.264/HEVC is read since annexb-stream.ts). */
+const skipped = new Set<string>();
 /**
  * Containers whose codecs entries `fast` does not give: AVI (none: no browser plays it), WAVE (a bare type), and
  * MPEG-TS: these fixtures are 1.7 KB of PAT/PMT and a packet, so the PMT's stream types are all there is (no SPS

@@ -15,6 +15,7 @@ import type { HeaderFacts } from "./header-facts.ts";
 import { maxListedTracks, type TrackFacts } from "../../shared/shapes/tracks.ts";
 import { audioChapters } from "./audio-chapters.ts";
 import { ceaCaptions } from "./cea-captions.ts";
+import { oggVideoFileDuration } from "./ogg-duration.ts";
 import { edgeMediaReaderFor, isMatroska, isMp4, type ContainerTracks, type EdgeMediaFacts } from "./edge-media-readers.ts";
 
 export type { EdgeMediaFacts };
@@ -61,6 +62,7 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
   if (duration === undefined && oggAudio && !ogg?.some((s) => s.kind === "video")) {
     duration = await oggDurationFromTail(source, { serial: oggAudio.serial, sampleRate: oggAudio.sampleRate!, preSkip: oggAudio.preSkip }).catch(() => undefined);
   }
+  if (duration === undefined && oggVideo && ogg) duration = await oggVideoFileDuration(source, ogg);
   if (duration === undefined && mime === "audio/mpeg") {
     duration = await mp3DurationByFrames(source, head).catch(() => undefined);
     if (duration !== undefined) facts.durationSource = "mp3-frames";
@@ -77,25 +79,28 @@ export async function readEdgeMediaFacts(source: RangeByteSource, mime: string, 
 
   const video = mp4?.tracks.find((t) => t.kind === "video" && !t.stillPicture);
   const mkvVideo = mkv?.tracks.find((t) => t.kind === "video");
+  // Theora's and VP8's identification headers state the size and frame rate (ogg-video.ts).
+  const oggHeader = ogg?.find((s) => s.kind === "video")?.video;
   // MP4's mvhd/mdhd and Matroska's Info/Duration are declared; a tail or frame walk counted packets.
   const durationFrom = facts.durationSource ? "packets-counted" as const : (mp4?.durationFrom ?? "header");
-  if (video || mkvVideo) {
-    const sar = video?.sampleAspectRatio ?? mkvVideo?.sampleAspectRatio;
-    const fps = video?.fps ?? mkvVideo?.fps;
+  if (video || mkvVideo || oggHeader) {
+    const sar = video?.sampleAspectRatio ?? mkvVideo?.sampleAspectRatio ?? oggHeader?.sampleAspectRatio;
+    const oggFps = oggHeader?.rate ? round(oggHeader.rate.num / oggHeader.rate.den, 3) : undefined;
+    const fps = video?.fps ?? mkvVideo?.fps ?? oggFps;
     facts.video = defined({
-      codedWidth: video?.codedWidth ?? mkvVideo?.codedWidth,
-      codedHeight: video?.codedHeight ?? mkvVideo?.codedHeight,
+      codedWidth: video?.codedWidth ?? mkvVideo?.codedWidth ?? oggHeader?.width,
+      codedHeight: video?.codedHeight ?? mkvVideo?.codedHeight ?? oggHeader?.height,
       sampleAspectRatio: sar ? `${sar.num}:${sar.den}` : undefined,
-      sources: sourcesOf({ duration: duration && durationFrom, fps: fps && "sample-tables", dimensions: "header", bitrate: duration && "bitrate-estimate" }),
+      sources: sourcesOf({ duration: duration && durationFrom, fps: fps && (oggFps ? "header" : "sample-tables"), dimensions: "header", bitrate: duration && "bitrate-estimate" }),
       duration: durationOf(duration),
-      fps: video?.fps ?? mkvVideo?.fps,
+      fps,
       bitrate: duration ? bitrateOf((size * 8) / duration) : undefined,
-      width: video?.width ?? mkvVideo?.width,
-      height: video?.height ?? mkvVideo?.height,
+      width: video?.width ?? mkvVideo?.width ?? oggHeader?.width,
+      height: video?.height ?? mkvVideo?.height ?? oggHeader?.height,
       rotation: video?.rotation,
-      codec: video?.codec ?? mkvVideo?.codec,
+      codec: video?.codec ?? mkvVideo?.codec ?? oggHeader?.codec,
       profile: video?.profile,
-      pixelFormat: video?.pixelFormat,
+      pixelFormat: video?.pixelFormat ?? oggHeader?.pixelFormat,
       hdr: video?.hdr,
       faststart: mp4?.faststart,
       channels,
@@ -149,7 +154,7 @@ function withCea(trackFacts: TrackFacts, head: Uint8Array): TrackFacts {
 
 /** The API's shapes from a header reader's facts; a video needs duration and size, as for MP4 and Matroska. */
 function fromHeaderFacts(h: HeaderFacts, size: number): EdgeMediaFacts {
-  const facts: EdgeMediaFacts = { tracks: { video: h.video, audio: h.audio, source: h.reader } };
+  const facts: EdgeMediaFacts = { tracks: { video: h.video, audio: h.audio, source: h.reader }, ...(h.timeless ? { timeless: true } : {}) };
   const duration = h.durationSeconds && Number.isFinite(h.durationSeconds) ? h.durationSeconds : undefined;
   const bitrate = duration ? (size * 8) / duration : undefined;
   if (h.video > 0) {
@@ -162,6 +167,8 @@ function fromHeaderFacts(h: HeaderFacts, size: number): EdgeMediaFacts {
       codedWidth: h.width,
       codedHeight: h.height,
       codec: h.videoCodec,
+      profile: h.videoProfile,
+      pixelFormat: h.pixelFormat,
       channels: h.audio > 0 ? h.channels : undefined,
       sources: sourcesOf({ duration: duration && h.durationFrom, fps: h.fps && "header", dimensions: h.width && "header", bitrate: bitrate && "bitrate-estimate" }),
     });
@@ -179,10 +186,10 @@ function fromHeaderFacts(h: HeaderFacts, size: number): EdgeMediaFacts {
         bitrate: h.audioBitrate ? (h.durationFrom === "bitrate-estimate" ? "bitrate-estimate" : "header") : bitrate && "bitrate-estimate" }),
     });
   }
-  // An audio codec's name is its codecs entry; a video one needs its profile and level, which these headers
-  // do not all give: left to the runner rather than guessed.
+  // An audio codec's name is its codecs entry; a video one needs its profile and level, which only some of these
+  // headers give (a raw stream's SPS): otherwise left to the runner rather than guessed.
   const codec = h.video > 0 ? undefined : h.audioCodec;
-  const config = codec ? codecConfigFromFfprobe({ codec_name: codec }, false) : undefined;
+  const config = h.video > 0 ? h.videoConfig : codec ? codecConfigFromFfprobe({ codec_name: codec }, false) : undefined;
   if (config) facts.codecs = [codecString(config)];
   return facts;
 }

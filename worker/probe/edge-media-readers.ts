@@ -22,13 +22,14 @@ import { readOggHeaders, type OggStream } from "./ogg-headers.ts";
 import { readMatroska, type MatroskaFacts } from "./matroska-tracks.ts";
 import { readAc3 } from "./ac3-frames.ts";
 import { isPackedAudio, maxCountedAdtsBytes, readAdts } from "./adts-frames.ts";
-import { readRf64 } from "./rf64-header.ts";
+import { readWave } from "./wave-header.ts";
 import { readFlv } from "./flv-metadata.ts";
 import { readAvi } from "./avi-header.ts";
 import { readMpegTs } from "./mpegts-timing.ts";
 import { readMpegPs } from "./mpegps-timing.ts";
 import { readAmr } from "./amr-frames.ts";
 import { flicMime, readFlic } from "./flic-header.ts";
+import { h264Mime, hevcMime, readAnnexB } from "./annexb-stream.ts";
 
 /** What the edge reads of a media file's container (edge-media-facts.ts fills it). */
 export interface EdgeMediaFacts {
@@ -42,6 +43,8 @@ export interface EdgeMediaFacts {
   codecs?: string[];
   /** An initialization segment (mp4-boxes.ts): tracks and codecs, no samples. */
   segment?: "init";
+  /** A raw byte stream with no timestamps: its video facts are whole without a duration. */
+  timeless?: boolean;
   /** Tracks with languages and dispositions, chapters and encryption, where the header read declares them. */
   trackFacts?: TrackFacts;
   /** An MP4/MOV moov read whole (capture and rights facts live in its user data). */
@@ -110,10 +113,11 @@ export const edgeMediaReaders: readonly EdgeMediaReader[] = [
   { kind: "stream-list", name: "mpegps", accepts: oneOf("video/MP1S", "video/MP2P"), read: readMpegPsFacts },
   { kind: "header", name: "ac3", accepts: oneOf("audio/vnd.dolby.dd-raw", "audio/ac3", "audio/eac3"), read: (_source, head, size) => readAc3(head, size) },
   { kind: "header", name: "adts", accepts: oneOf("audio/aac", "audio/x-aac"), read: readAdtsFacts },
-  { kind: "header", name: "rf64", accepts: oneOf("audio/wav"), read: (_source, head) => readRf64(head) },
+  { kind: "header", name: "wave", accepts: oneOf("audio/wav"), read: (_source, head, size) => readWave(head, size) },
   { kind: "header", name: "amr", accepts: oneOf("audio/amr", "audio/amr-wb"), read: (_source, head, size) => readAmr(head, size) },
   { kind: "header", name: "flv", accepts: oneOf("video/x-flv"), read: (_source, head) => readFlv(head) },
   { kind: "header", name: "flic", accepts: oneOf(flicMime), read: (_source, head) => readFlic(head) },
+  { kind: "header", name: "annexb", accepts: oneOf(h264Mime, hevcMime), read: (_source, head) => readAnnexB(head) },
   { kind: "header", name: "avi", accepts: oneOf("video/vnd.avi", "video/avi", "video/x-msvideo"), read: (source, head) => readAvi(source, head) },
   { kind: "tracks", name: "mp4", accepts: isMp4, read: async (source) => ({ mp4: await readMp4(source).catch(() => undefined) }) },
   // Matroska's Info and Tracks, by element walking; music-metadata would walk every cluster of a live recording.

@@ -42,6 +42,9 @@ const audioTwinOf: Readonly<Record<string, string>> = {
   "video/vnd.avi": "audio/vnd.avi",
   // FLI/FLC carry no sound: the header's frame count and speed are the edge's facts (flic-header.ts).
   "video/x-flic": "video/x-flic",
+  // Raw H.264/HEVC byte streams are one video stream: the SPS's facts are the edge's (annexb-stream.ts).
+  "video/H264": "video/H264",
+  "video/H265": "video/H265",
 };
 
 /** The video MIME type of a container whose audio twin was sniffed (an Ogg with Theora, an ASF with video). */

@@ -10,7 +10,8 @@ const highProfiles = new Set([100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139
 /** An SPS is a few dozen bytes; more is not an SPS we read. */
 const maxSpsBytes = 512;
 
-class Bits {
+/** A bit cursor over an RBSP: reads past the end give 0, so a truncated unit costs no more than a whole one. */
+export class Bits {
   private bit = 0;
   constructor(private readonly b: Uint8Array) {}
   u(n: number): number {
@@ -30,7 +31,7 @@ class Bits {
 }
 
 /** The NAL unit's RBSP: emulation prevention bytes (00 00 03) removed. */
-function rbsp(nal: Uint8Array): Uint8Array {
+export function rbsp(nal: Uint8Array): Uint8Array {
   const out = new Uint8Array(Math.min(nal.length, maxSpsBytes));
   let n = 0;
   for (let i = 0, zeros = 0; i < nal.length && n < out.length; i++) {

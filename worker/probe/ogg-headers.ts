@@ -1,5 +1,6 @@
 import { ascii, u32le } from "../bytes/read-bytes.ts";
 import type { RangeByteSource } from "../bytes/byte-source.ts";
+import { readOggVp8Header, readTheoraHeader, type OggVideoHeader } from "./ogg-video.ts";
 
 /** One logical stream of an Ogg file, from the identification header on its first (BOS) page. */
 export interface OggStream {
@@ -12,6 +13,8 @@ export interface OggStream {
   bitDepth?: number;
   /** Opus: samples (at 48 kHz) the decoder drops at the start; granules count them (RFC 7845 section 4). */
   preSkip?: number;
+  /** Theora's and VP8's identification header: size, frame rate, pixel format, granule layout. */
+  video?: OggVideoHeader;
 }
 
 /** Ogg page header (RFC 3533 section 6): 27 bytes, then the lacing table. */
@@ -70,8 +73,12 @@ function identify(p: Uint8Array, serial: number): OggStream {
     return { serial, kind: "audio", codec: "flac", sampleRate: rate, channels, bitDepth };
   }
   if (ascii(p, 0, 8) === "Speex   ") return { serial, kind: "audio", codec: "speex", sampleRate: u32le(p, 36), channels: u32le(p, 48) };
-  if (p[0] === 0x80 && ascii(p, 1, 6) === "theora") return { serial, kind: "video", codec: "theora" };
+  if (p[0] === 0x80 && ascii(p, 1, 6) === "theora") return withVideo({ serial, kind: "video", codec: "theora" }, readTheoraHeader(p));
   // VP8 in Ogg: "OVP80" then header type 1 (the stream header).
-  if (ascii(p, 0, 5) === "OVP80" && p[5] === 1) return { serial, kind: "video", codec: "vp8" };
+  if (ascii(p, 0, 5) === "OVP80" && p[5] === 1) return withVideo({ serial, kind: "video", codec: "vp8" }, readOggVp8Header(p));
   return { serial, kind: "other" };
+}
+
+function withVideo(stream: OggStream, video: OggVideoHeader | undefined): OggStream {
+  return video ? { ...stream, video } : stream;
 }

@@ -4,6 +4,7 @@ import type { MediaCategory } from "../../shared/schemas/stages.ts";
 import { isSvgDocument } from "../../shared/media/svg-sniff.ts";
 import { isMediaSegment, isWebmMediaSegment, mediaSegmentMime } from "./fmp4-segment.ts";
 import { flicMime, isFlic } from "./flic-header.ts";
+import { annexBMimeOf } from "./annexb-stream.ts";
 import { pictureAfterJunk } from "../../shared/media/picture-after-junk.ts";
 
 /**
@@ -26,6 +27,9 @@ export async function sniffMime(head: Uint8Array, declared: string | undefined):
   if (isWebmMediaSegment(head)) return "video/webm";
   // FLI/FLC animations (no magic file-type knows): ffmpeg's flic demuxer decodes them.
   if (isFlic(head)) return flicMime;
+  // Raw H.264/HEVC byte streams (no container, no magic): the first NAL unit and a parsing SPS name them.
+  const annexB = annexBMimeOf(head);
+  if (annexB) return annexB;
   // A JPEG or PNG behind junk: the runner decodes the picture from its signature (image-fallback.ts).
   const picture = pictureAfterJunk(head);
   if (picture !== undefined) {

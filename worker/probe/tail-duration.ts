@@ -177,9 +177,11 @@ const oggTailBytes = [8 * 1024, 64 * 1024];
 
 /**
  * An Ogg stream's duration from its last page's granule position (samples at `sampleRate`, less the Opus
- * pre-skip), read from the file's end: what ffprobe does, without walking the pages between.
+ * pre-skip; a video stream's frames by `granuleSeconds`), read from the file's end: what ffprobe does, without
+ * walking the pages between.
  */
-export async function oggDurationFromTail(source: RangeByteSource, stream: { serial: number; sampleRate: number; preSkip?: number }): Promise<number | undefined> {
+export async function oggDurationFromTail(source: RangeByteSource, stream: { serial: number; sampleRate: number; preSkip?: number },
+  granuleSeconds?: (high: number, low: number) => number | undefined): Promise<number | undefined> {
   const size = source.size;
   if (size === undefined) return undefined;
   const preSkip = stream.preSkip ?? 0;
@@ -191,6 +193,7 @@ export async function oggDurationFromTail(source: RangeByteSource, stream: { ser
       const low = u32le(tail, o + 6) ?? 0;
       const high = u32le(tail, o + 10) ?? 0;
       if (high === 0xffffffff && low === 0xffffffff) continue; // no packet ends on this page
+      if (granuleSeconds) return granuleSeconds(high, low);
       const granule = high * 2 ** 32 + low;
       if (granule > preSkip) return (granule - preSkip) / stream.sampleRate;
     }

@@ -220,8 +220,8 @@ function finishCoreStages(i: Inspection): void {
 async function finishInlineMetadata(i: Inspection): Promise<void> {
   const record = i.record!;
   const image = record.category === "image" ? imageMetadataOf(await readImageHeaderFrom(i.source, i.head)) : undefined;
-  // An initialization segment has no duration to wait for: its moov's facts are all there is.
-  const video = (i.facts?.video?.duration || i.facts?.segment === "init") && i.facts?.video?.width ? i.facts.video : undefined;
+  // An initialization segment or a raw byte stream has no duration to wait for: its header's facts are all there is.
+  const video = (i.facts?.video?.duration || i.facts?.segment === "init" || i.facts?.timeless) && i.facts?.video?.width ? i.facts.video : undefined;
   const metadata: NonNullable<EngineOutput["metadata"]> = {
     ...(image ? { image } : {}),
     ...(i.facts?.audio ? { audio: i.facts.audio } : {}),

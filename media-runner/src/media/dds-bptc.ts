@@ -5,11 +5,10 @@
  * The pixel wall is checked on the header's size before anything is allocated; blocks a cut file lacks stay
  * black, so a truncated texture shows what it holds.
  */
-import { readFile } from "node:fs/promises";
-import sharp from "sharp";
 import { RunnerError } from "../errors.ts";
 import { decodeBc6hBlock, decodeBc7Block } from "./bptc-blocks.ts";
 import { maxThumbnailMaxPx } from "../../../shared/shapes/runner.ts";
+import type { DecodedPixels } from "./decoded-pixels.ts";
 
 /** "DDS ", the 124-byte header, the 20-byte DX10 header. */
 const dx10DataOffset = 4 + 124 + 20;
@@ -74,12 +73,10 @@ export function decodeBptcSurface(file: Uint8Array, texture: BptcTexture, maxPix
   return { data, channels, width: outWidth, height: outHeight };
 }
 
-/** The texture as PNG bytes for sharp, sampled down for a preview; `declared` is its own size when sampled. */
-export async function bptcDdsToPng(path: string, maxPixels: number): Promise<{ png: Buffer; declared?: { width: number; height: number } }> {
-  const file = await readFile(path);
+/** The texture's pixels, sampled down for a preview; `declared` is its own size when sampled (decoder-thread.ts encodes them). */
+export function bptcDdsPixels(file: Uint8Array, maxPixels: number): DecodedPixels {
   const texture = bptcTextureOf(file);
   if (!texture) throw new RunnerError("CORRUPT_MEDIA", "the image could not be decoded", "not a BC6H or BC7 DDS texture");
-  const { data, channels, width, height } = decodeBptcSurface(file, texture, maxPixels, maxThumbnailMaxPx);
-  const png = await sharp(data, { raw: { width, height, channels } }).png({ compressionLevel: 1 }).toBuffer();
-  return width === texture.width && height === texture.height ? { png } : { png, declared: { width: texture.width, height: texture.height } };
+  const raw = decodeBptcSurface(file, texture, maxPixels, maxThumbnailMaxPx);
+  return raw.width === texture.width && raw.height === texture.height ? { raw } : { raw, declared: { width: texture.width, height: texture.height } };
 }

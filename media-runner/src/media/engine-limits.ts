@@ -95,3 +95,13 @@ export function shrinkOnLoadPixels(format: "jpeg" | "webp", width: number, heigh
 export function heifConvertAddressSpaceBytes(maxPixels: number): number {
   return 128 * MiB + 12 * maxPixels;
 }
+
+/**
+ * The runner's own pure-JS picture decoders (BC6H/BC7 textures, 12-bit and old-style-JPEG TIFF) run in a worker
+ * thread each (decoder-thread.ts), under the same wall-clock limit as an engine process and these V8 heap limits:
+ * their pixels live in ArrayBuffers outside the heap (bounded by the pixel wall), so the heap holds only the
+ * tag tables and the decoder's small state.
+ */
+export const decoderThreadLimits = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 } as const;
+/** Decoder threads at most; more pictures wait for one in order. */
+export const decoderThreadCount = 2;

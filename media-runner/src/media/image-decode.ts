@@ -8,7 +8,7 @@
 import sharp, { type Metadata, type SharpOptions } from "sharp";
 import type { RunnerMetadata } from "../../../shared/shapes/runner.ts";
 import { formatDuration } from "../../../shared/format/index.ts";
-import { readFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { extraImageFormatOf, type ExtraImageFormat } from "../../../shared/media/image-signatures.ts";
 import { svgRootOffset } from "../../../shared/media/svg-sniff.ts";
 import { RunnerError } from "../errors.ts";
@@ -16,11 +16,12 @@ import { runProcess } from "./run-process.ts";
 import { engineBoundArgs, ffmpegOutputBoundArgs } from "./engine-args.ts";
 import { decodeHeif } from "./heif-decode.ts";
 import { isIcns, largestIcnsPng } from "./icns.ts";
-import { bptcDdsToPng, bptcTextureOf } from "./dds-bptc.ts";
-import { legacyTiffToImage } from "./tiff-legacy.ts";
+import { bptcTextureOf } from "./dds-bptc.ts";
+import { bptcDdsToPng, legacyTiffToImage } from "./decoder-thread.ts";
 import type { GainMapFacts } from "../../../shared/media/gain-map.ts";
 import { engineAddressSpaceBytes, shrinkOnLoadMaxSourcePixels, shrinkOnLoadPixels, stillMaxAllocBytes } from "./engine-limits.ts";
 import { decodeToRaster, type Raster } from "./previews.ts";
+import { jp2IccProfile, maxJp2IccBytes, pngWithIccProfile } from "./jp2-icc.ts";
 
 type ImageMetadata = NonNullable<RunnerMetadata["image"]>;
 
@@ -108,6 +109,25 @@ async function ffmpegToPng(file: string, inputArgs: readonly string[], options: 
   return result.stdout;
 }
 
+/** The JP2 header box (and the ICC profile in it) comes before the codestream: read this much of the file for it. */
+const jp2HeaderBytes = maxJp2IccBytes + 64 * 1024;
+
+/** The first `bytes` of a local file. */
+async function readHead(file: string, bytes: number): Promise<Uint8Array> {
+  const handle = await open(file, "r");
+  try {
+    const { buffer, bytesRead } = await handle.read(new Uint8Array(bytes), 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The decoder thread's limits: the engines' time limit and the job's abort signal. */
+function threadOptions(options: DecodeOptions): { timeoutMs: number; signal?: AbortSignal } {
+  return options.signal ? { timeoutMs: options.timeoutMs, signal: options.signal } : { timeoutMs: options.timeoutMs };
+}
+
 /** Converts the file once when sharp cannot read it (ffmpeg or libheif to PNG); sharp's formats stay as they are. */
 export async function openImage(file: string, head: Buffer, options: DecodeOptions): Promise<ImageSource> {
   return openImageWith(decoderOf(head), file, options);
@@ -124,14 +144,19 @@ export async function openImageWith(decoder: ImageDecoder, file: string, options
     return { input: bytes.subarray(member.offset, member.end), decoder: "sharp" };
   }
   if (decoder.kind === "tiff-legacy") {
-    const { image, declared } = await legacyTiffToImage(file, options.maxPixels);
+    const { image, declared } = await legacyTiffToImage(file, options.maxPixels, threadOptions(options));
     return { input: image, decoder: "tiff-legacy", ...(declared ? { declared } : {}) };
   }
   if (decoder.kind === "dds-bptc") {
-    const { png, declared } = await bptcDdsToPng(file, options.maxPixels);
+    const { png, declared } = await bptcDdsToPng(file, options.maxPixels, threadOptions(options));
     return { input: png, decoder: "dds-bptc", ...(declared ? { declared } : {}) };
   }
-  if (decoder.kind === "ffmpeg") return { input: await ffmpegToPng(file, decoder.inputArgs, options), decoder: "ffmpeg" };
+  if (decoder.kind === "ffmpeg") {
+    const png = await ffmpegToPng(file, decoder.inputArgs, options);
+    // ffmpeg drops a JPEG 2000's ICC profile: attached again, sharp converts the colours to sRGB (jp2-icc.ts).
+    const icc = decoder.format === "jpeg2000" ? jp2IccProfile(await readHead(file, jp2HeaderBytes)) : undefined;
+    return { input: icc ? pngWithIccProfile(png, icc) : png, decoder: "ffmpeg" };
+  }
   if (decoder.kind === "libheif") {
     const picture = await decodeHeif(file, options);
     return { input: picture.input, decoder: "libheif", ...(picture.from === "thumbnail" ? { declared: picture.declared } : {}) };

@@ -9,11 +9,10 @@
  * Only the first directory is read. Every count and offset is checked against the file, the pixel wall is
  * checked before anything is allocated, and each strip's output is capped at the size the header declares.
  */
-import { readFile } from "node:fs/promises";
 import { inflateSync } from "node:zlib";
-import sharp from "sharp";
 import { RunnerError } from "../errors.ts";
 import { maxThumbnailMaxPx } from "../../../shared/shapes/runner.ts";
+import type { DecodedPixels } from "./decoded-pixels.ts";
 
 /** A directory with more entries than this is not a picture's. */
 const maxEntries = 1024;
@@ -313,21 +312,19 @@ export function unpack12BitTiff(file: Uint8Array, tags: Tags, maxPixels: number,
 }
 
 /**
- * The picture sharp can read for an old-style-JPEG or 12-bit TIFF: JPEG or PNG bytes, and the TIFF's own size
- * when the PNG was sampled down for a preview.
+ * What sharp can read of an old-style-JPEG or 12-bit TIFF: the JPEG stream, or the pixels sampled down for a
+ * preview with the TIFF's own size (decoder-thread.ts encodes them).
  */
-export async function legacyTiffToImage(path: string, maxPixels: number): Promise<{ image: Buffer; declared?: { width: number; height: number } }> {
-  const file = await readFile(path);
+export function legacyTiffPixels(file: Uint8Array, maxPixels: number): DecodedPixels {
   const tags = readFirstIfd(file);
   if (!tags) throw new RunnerError("CORRUPT_MEDIA", "the image could not be decoded", "no TIFF directory");
   const jpeg = oldJpegStream(file, tags);
-  if (jpeg) return { image: Buffer.from(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength) };
+  if (jpeg) return { encoded: jpeg };
   const bits = tags.get(258) ?? [1];
   if (bits.every((b) => b === 12)) {
-    const { data, width, height, channels } = unpack12BitTiff(file, tags, maxPixels, maxThumbnailMaxPx);
-    const png = await sharp(data, { raw: { width, height, channels } }).png({ compressionLevel: 1 }).toBuffer();
+    const raw = unpack12BitTiff(file, tags, maxPixels, maxThumbnailMaxPx);
     const own = { width: first(tags, 256, 0)!, height: first(tags, 257, 0)! };
-    return own.width === width && own.height === height ? { image: png } : { image: png, declared: own };
+    return own.width === raw.width && own.height === raw.height ? { raw } : { raw, declared: own };
   }
   throw new RunnerError("UNSUPPORTED_MEDIA", "the image could not be decoded", "neither old-style JPEG nor 12-bit TIFF");
 }
