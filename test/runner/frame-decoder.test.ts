@@ -2,13 +2,15 @@
  * The frame decoder processes (media-runner/src/media/engine-worker/): long-lived node-av processes that decode a
  * video job's frame from bytes the runner hands them over IPC. They decode what the ffmpeg CLI decodes, a job that
  * hangs, crashes or bloats one costs that job only, they hold no socket but their IPC channel, and one process
- * serves one job at a time.
+ * serves one job at a time. An MP4 whose tables would make the demuxer allocate past the CLI's -max_alloc goes to
+ * the CLI (decoder-limits.test.ts checks the hostile files end to end).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecoderFailure, DecoderProcess, resolveNodeAv, type ByteReader } from "../../media-runner/src/media/engine-worker/decoder-process.ts";
 import { DecoderPool } from "../../media-runner/src/media/engine-worker/pool.ts";
+import { decoderMaxTrackSamples, mp4IndexFits } from "../../media-runner/src/media/engine-worker/mp4-index-gate.ts";
 import type { DecodeJob } from "../../media-runner/src/media/engine-worker/protocol.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { processRequest, sharp, testConfig } from "../../testkit/runner/harness.ts";
@@ -203,5 +205,30 @@ describe.skipIf(nodeAv === null)("frame decoder processes", () => {
         decoder.kill();
       }
     });
+  });
+});
+
+describe("the MP4 index gate", () => {
+  const box = (type: string, ...parts: Buffer[]) => {
+    const header = Buffer.alloc(8);
+    header.writeUInt32BE(8 + parts.reduce((sum, part) => sum + part.length, 0));
+    header.write(type, 4, "latin1");
+    return Buffer.concat([header, ...parts]);
+  };
+  const words = (...values: number[]) => {
+    const b = Buffer.alloc(4 * values.length);
+    values.forEach((v, i) => b.writeUInt32BE(v, 4 * i));
+    return b;
+  };
+  const moovWith = (stszCount: number, sttsRuns: number[]) => box("moov", box("trak", box("mdia", box("minf", box("stbl",
+    box("stts", words(0, sttsRuns.length, ...sttsRuns.flatMap((count) => [count, 512]))),
+    box("stsz", words(0, 1000, stszCount)),
+  )))));
+
+  it("passes tables within one -max_alloc of index entries, refuses one track declaring more", () => {
+    expect(mp4IndexFits(moovWith(1_000, [1_000]))).toBe(true);
+    expect(mp4IndexFits(moovWith(decoderMaxTrackSamples, [decoderMaxTrackSamples]))).toBe(true);
+    expect(mp4IndexFits(moovWith(80_000_000, [1_000]))).toBe(false); // a constant sample size: no table, just the count
+    expect(mp4IndexFits(moovWith(1_000, [4_000_000, 4_000_000]))).toBe(false);
   });
 });

@@ -16,6 +16,9 @@ import type { DecoderPool } from "./pool.ts";
 import { DecoderFailure } from "./decoder-process.ts";
 import type { DecoderFormat } from "./protocol.ts";
 import { sourceReader } from "./source-reader.ts";
+import { mp4IndexFits } from "./mp4-index-gate.ts";
+import { readMoov } from "../mp4-source.ts";
+import { Mp4IndexError } from "../mp4-keyframes.ts";
 
 /** Packets read to learn stream parameters (frame.ts's frameAnalyzeMicroseconds: the streams are known already). */
 const analyzeMicroseconds = 500_000;
@@ -53,6 +56,13 @@ export async function workerFrame(pool: DecoderPool, source: RemoteSource, time:
   const head = Buffer.concat(await collect(source, 0, Math.min(15, source.size - 1)));
   const format = decoderFormatOf(head);
   if (!format) return { cli: "a container the decoder process does not open" };
+  if (format === "mov") {
+    const moov = await readMoov(source, source.size).catch((error: unknown) => {
+      if (error instanceof Mp4IndexError) return undefined;
+      throw error;
+    });
+    if (!moov || !mp4IndexFits(moov)) return { cli: "no moov, or sample tables past what one index allocation holds" };
+  }
   const decoder = await pool.acquire();
   if (!decoder) return { cli: "no idle decoder process" };
   let stopDecoder: (error: Error) => void = () => {};
