@@ -15,6 +15,9 @@ import { frameWorkerHeapMiB, frameWorkerMaxRssBytes, frameWorkerRssPollMs } from
 import { decoderSource } from "./decoder-source.ts";
 import type { DecodeJob, FromDecoder, ToDecoder } from "./protocol.ts";
 
+/** An argument naming the process in `ps` and /proc/<pid>/cmdline (the CPU bench finds decoders by it). */
+export const frameDecoderMarker = "media-runner-frame-decoder";
+
 /** How long a new process may take to load FFmpeg's libraries and say it is ready. */
 const startTimeoutMs = 15_000;
 const pageBytes = 4096;
@@ -66,7 +69,7 @@ export class DecoderProcess {
   private nextId = 1;
 
   constructor(nodeAv: string, private readonly maxRssBytes = frameWorkerMaxRssBytes) {
-    this.child = spawn(process.execPath, [`--max-old-space-size=${frameWorkerHeapMiB}`, "-e", decoderSource, "--", nodeAv], {
+    this.child = spawn(process.execPath, [`--max-old-space-size=${frameWorkerHeapMiB}`, "-e", decoderSource, "--", frameDecoderMarker, nodeAv], {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "advanced",
       env: engineEnvironment(undefined),
