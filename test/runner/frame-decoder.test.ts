@@ -11,6 +11,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecoderFailure, DecoderProcess, resolveNodeAv, type ByteReader } from "../../media-runner/src/media/engine-worker/decoder-process.ts";
 import { DecoderPool } from "../../media-runner/src/media/engine-worker/pool.ts";
 import { decoderMaxTrackSamples, mp4IndexFits } from "../../media-runner/src/media/engine-worker/mp4-index-gate.ts";
+import { isCliFallback, workerFrame } from "../../media-runner/src/media/engine-worker/worker-frame.ts";
+import { RemoteSource, defaultSourceLimits } from "../../media-runner/src/fetch/remote-source.ts";
+import { systemResolver } from "../../media-runner/src/fetch/resolver.ts";
+import { createSsrfAgent } from "../../media-runner/src/fetch/ssrf-agent.ts";
+import type { UpstreamContext } from "../../media-runner/src/fetch/upstream.ts";
 import type { DecodeJob } from "../../media-runner/src/media/engine-worker/protocol.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { processRequest, sharp, testConfig } from "../../testkit/runner/harness.ts";
@@ -85,6 +90,54 @@ describe.skipIf(nodeAv === null)("frame decoder processes", () => {
         const next = await frameJob(on, "h264-aac-faststart.mp4", 4);
         expect(next.statusCode).toBe(200);
         expect(next.json().thumbnail.width).toBe(320);
+      }
+    });
+  });
+
+  describe("the frame step's choice (workerFrame), over the runner's own byte source", () => {
+    let origin: LoopbackOrigin;
+    let upstream: UpstreamContext;
+    beforeAll(async () => {
+      origin = await startLoopbackOrigin([dir]);
+      const allowlist = testConfig({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` }).allowlist;
+      upstream = { dispatcher: createSsrfAgent({ allowlist, resolve: systemResolver, connectTimeoutMs: 5_000 }), allowlist, maxRedirects: 3, fetchTimeoutMs: 5_000 };
+    });
+    afterAll(() => origin?.close());
+
+    const opened = async (name: string) => {
+      const source = new RemoteSource(new URL(`${origin.url}/files/${name}`), upstream, { ...defaultSourceLimits, maxSourceBytes: 64 * 1024 * 1024 });
+      await source.open();
+      return source;
+    };
+    const options = { maxPx: 320, maxPixels: 50_000_000, timeoutMs: 20_000 };
+
+    it("a decoder's raster for MP4 and WebM; the CLI for a container it does not open", async () => {
+      const pool = new DecoderPool(1, nodeAv!);
+      try {
+        for (const name of ["h264-aac-faststart.mp4", "vp9-opus.webm"]) {
+          const raster = await workerFrame(pool, await opened(name), 0.4, "keyframe-before", options);
+          expect(isCliFallback(raster)).toBe(false);
+          expect(raster).toMatchObject({ width: 320 });
+        }
+        expect(await workerFrame(pool, await opened("tone.ogg"), 0.4, "keyframe-before", options)).toMatchObject({ cli: expect.stringContaining("container") });
+      } finally {
+        pool.close();
+      }
+    });
+
+    it("a decoder killed mid-job hands the frame to the CLI with its reason, and the pool serves the next job", async () => {
+      const pool = new DecoderPool(1, nodeAv!, 32 * 1024 * 1024); // below an idle decoder: killed at the first look
+      try {
+        const fallback = await workerFrame(pool, await opened("long-moov-end.mp4"), 3, "keyframe-before", options);
+        expect(fallback).toMatchObject({ cli: expect.stringContaining("(memory)") });
+      } finally {
+        pool.close();
+      }
+      const healthy = new DecoderPool(1, nodeAv!);
+      try {
+        expect(await workerFrame(healthy, await opened("long-moov-end.mp4"), 3, "keyframe-before", options)).toMatchObject({ width: 320 });
+      } finally {
+        healthy.close();
       }
     });
   });

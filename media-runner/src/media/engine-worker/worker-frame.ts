@@ -88,7 +88,12 @@ export async function workerFrame(pool: DecoderPool, source: RemoteSource, time:
   } catch (error) {
     if (error instanceof RunnerError) throw error;
     if (source.failure) throw source.failure;
-    if (error instanceof DecoderFailure) return { cli: `the decoder process failed (${error.kind}): ${error.message}` };
+    if (error instanceof DecoderFailure) {
+      const cli = `the decoder process failed (${error.kind}): ${error.message}`;
+      // A crash or a memory kill is the decoder's, not the file's alone: the operator should see it.
+      if (error.kind !== "failed") console.warn(`media-runner: ${cli}; the job's frame goes to the ffmpeg CLI`);
+      return { cli };
+    }
     throw error;
   } finally {
     metered();
