@@ -84,7 +84,7 @@ export async function workerFrame(pool: DecoderPool, source: RemoteSource, time:
     );
     if (outcome.status === "unsupported") return { cli: outcome.reason };
     if (outcome.status === "none") return undefined;
-    return { data: outcome.data, width: outcome.width, height: outcome.height, hasAlpha: false };
+    return { data: outcome.data, width: outcome.width, height: outcome.height, hasAlpha: hasTransparency(outcome.data) };
   } catch (error) {
     if (error instanceof RunnerError) throw error;
     if (source.failure) throw source.failure;
@@ -105,6 +105,15 @@ async function collect(source: RemoteSource, start: number, end: number): Promis
   const parts: Buffer[] = [];
   for await (const part of source.read(start, end)) parts.push(part);
   return parts;
+}
+
+/**
+ * Whether any pixel is not opaque: the picture came with an alpha plane that is used (ProRes 4444, say). The CLI
+ * path's PNG says so for any alpha-capable format; an alpha plane that is opaque throughout looks the same either way.
+ */
+function hasTransparency(rgba: Buffer): boolean {
+  for (let i = 3; i < rgba.length; i += 4) if (rgba[i]! !== 255) return true;
+  return false;
 }
 
 export function isCliFallback(value: Raster | undefined | CliFallback): value is CliFallback {
