@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecoderFailure, DecoderProcess, resolveNodeAv, type ByteReader } from "../../media-runner/src/media/engine-worker/decoder-process.ts";
 import { DecoderPool } from "../../media-runner/src/media/engine-worker/pool.ts";
 import { decoderMaxTrackSamples, mp4IndexFits } from "../../media-runner/src/media/engine-worker/mp4-index-gate.ts";
+import { sourceReader } from "../../media-runner/src/media/engine-worker/source-reader.ts";
 import { isCliFallback, workerFrame } from "../../media-runner/src/media/engine-worker/worker-frame.ts";
 import { RemoteSource, defaultSourceLimits } from "../../media-runner/src/fetch/remote-source.ts";
 import { systemResolver } from "../../media-runner/src/fetch/resolver.ts";
@@ -283,5 +284,34 @@ describe("the MP4 index gate", () => {
     expect(mp4IndexFits(moovWith(decoderMaxTrackSamples, [decoderMaxTrackSamples]))).toBe(true);
     expect(mp4IndexFits(moovWith(80_000_000, [1_000]))).toBe(false); // a constant sample size: no table, just the count
     expect(mp4IndexFits(moovWith(1_000, [4_000_000, 4_000_000]))).toBe(false);
+  });
+});
+
+describe("the decoder's reads over the job's source", () => {
+  /** A source of `size` zero bytes recording each read it is asked for. */
+  const fakeSource = (size: number) => {
+    const reads: [number, number][] = [];
+    const source = {
+      size,
+      async *read(start: number, end: number) {
+        reads.push([start, end]);
+        yield Buffer.alloc(Math.min(end, size - 1) - start + 1);
+      },
+    };
+    return { source: source as unknown as RemoteSource, reads };
+  };
+  const KB = 1024;
+
+  it("pulls 64 KB after a seek, doubling spans while sequential, never more than 1 MB in one answer", async () => {
+    const { source, reads } = fakeSource(8 * 1024 * KB);
+    const read = sourceReader(source);
+    expect((await read(0, 64 * KB)).length).toBe(64 * KB);
+    expect((await read(64 * KB, 64 * KB)).length).toBe(64 * KB);
+    expect((await read(128 * KB, 64 * KB)).length).toBe(64 * KB); // from the 128 KB span just read
+    expect((await read(5000 * KB, 64 * KB)).length).toBe(64 * KB); // a seek: back to 64 KB
+    expect((await read(0, 50 * 1024 * KB)).length).toBe(1024 * KB); // a short read, not 50 MB
+    expect(reads.slice(0, 3)).toEqual([[0, 64 * KB - 1], [64 * KB, 192 * KB - 1], [5000 * KB, 5064 * KB - 1]]);
+    expect(await read(8 * 1024 * KB, 10)).toHaveLength(0); // at the end
+    await expect(read(-1, 10)).rejects.toThrow();
   });
 });

@@ -17,8 +17,10 @@ export function sourceReader(source: RemoteSource): ByteReader {
   let span = pacedFirstBytes;
   return async (offset, length) => {
     const size = source.size ?? 0;
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0) throw new Error("a read outside the file");
     if (offset >= size || length <= 0) return Buffer.alloc(0);
-    const want = Math.min(length, size - offset);
+    // A short read is a valid answer: whatever the decoder asks, one answer holds at most pacedMaxBytes.
+    const want = Math.min(length, size - offset, pacedMaxBytes);
     if (ahead && offset >= ahead.start && offset + want <= ahead.start + ahead.bytes.length) {
       lastEnd = offset + want;
       return ahead.bytes.subarray(offset - ahead.start, offset - ahead.start + want);
