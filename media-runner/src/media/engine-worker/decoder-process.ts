@@ -97,9 +97,8 @@ export class DecoderProcess {
         this.onExit?.(failure);
       });
     });
-    this.ready.catch(() => {});
-    // An idle decoder does not keep the runner (or a test) alive.
-    this.unref();
+    // Held while it starts (someone waits for it); once idle, a decoder does not keep the runner (or a test) alive.
+    this.ready.then(() => { if (!this.busy) this.unref(); }, () => {});
   }
 
   get pid(): number | undefined {
@@ -117,11 +116,13 @@ export class DecoderProcess {
   private unref(): void {
     this.child.unref();
     (this.child.channel as { unref?: () => void } | null | undefined)?.unref?.();
+    (this.child.stderr as { unref?: () => void } | null)?.unref?.();
   }
 
   private ref(): void {
     this.child.ref();
     (this.child.channel as { ref?: () => void } | null | undefined)?.ref?.();
+    (this.child.stderr as { ref?: () => void } | null)?.ref?.();
   }
 
   /**
