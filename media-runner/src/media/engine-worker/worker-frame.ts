@@ -17,7 +17,7 @@ import { DecoderFailure } from "./decoder-process.ts";
 import type { DecoderFormat } from "./protocol.ts";
 import { sourceReader } from "./source-reader.ts";
 import { mp4IndexFits } from "./mp4-index-gate.ts";
-import { readMoov } from "../mp4-source.ts";
+import { prefetchKeyframe, readMoov } from "../mp4-source.ts";
 import { Mp4IndexError } from "../mp4-keyframes.ts";
 
 /** Packets read to learn stream parameters (frame.ts's frameAnalyzeMicroseconds: the streams are known already). */
@@ -62,6 +62,9 @@ export async function workerFrame(pool: DecoderPool, source: RemoteSource, time:
       throw error;
     });
     if (!moov || !mp4IndexFits(moov)) return { cli: "no moov, or sample tables past what one index allocation holds" };
+    // The frame's keyframe is in the cache before a decoder is taken: a job waiting on a slow origin does not hold
+    // one of the pool's few processes meanwhile (the pull is the one the frame step started; this waits for it).
+    await prefetchKeyframe(source, time).catch(() => {});
   }
   const decoder = await pool.acquire();
   if (!decoder) return { cli: "no idle decoder process" };
