@@ -9,6 +9,9 @@
  *   runner    the media runner's Node process: its own utime + stime
  *   engines   that process's cutime + cstime (children it reaped: ffprobe, ffmpeg, ...) plus any engine still
  *             alive below it, so an engine that outlives one run is not lost
+ *             frame decoders (long-lived node-av processes below the runner, media/engine-worker/) are engines too:
+ *             their utime + stime is read before and after each run like any live engine's, and shown apart
+ *             (`dec`); they are not waited for when a run settles (they stay alive between jobs)
  *   harness   everything else below the service (wrangler's Node process, tsx's wrapper): dev-only, not billed
  *   by hand   this process's own cutime + cstime around `ffprobe` or `ffprobe` + one `ffmpeg -ss` frame
  * Each service run is read after background work settled (the origin quiet, no engine alive below the runner),
@@ -26,6 +29,7 @@ import { startLoopbackOrigin, type LoopbackOrigin } from "../testkit/loopback-or
 import { startService, processesBelow, type StartedService } from "../testkit/start-service.ts";
 import { median } from "./support/stats.ts";
 import { runnerHealthPath } from "../shared/shapes/runner.ts";
+import { frameDecoderMarker } from "../media-runner/src/media/engine-worker/decoder-process.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");
@@ -86,7 +90,15 @@ const own = (c: Cpu | undefined) => (c ? c.utime + c.stime : 0);
 const reaped = (c: Cpu | undefined) => (c ? c.cutime + c.cstime : 0);
 
 /** CPU ticks so far of each part of the service. */
-interface Parts { worker: number; runner: number; engines: number; harness: number; enginesAlive: number }
+interface Parts { worker: number; runner: number; engines: number; decoders: number; harness: number; enginesAlive: number }
+
+/** The frame decoders' marker argument (media-runner/src/media/engine-worker/decoder-process.ts). */
+const isDecoder = (cmd: string) => cmd.includes(frameDecoderMarker);
+/**
+ * Children of the runner that live as long as it does, so a run never waits for them to exit: the frame decoders,
+ * and tsx's esbuild service (the runner runs from its TypeScript sources here). Their CPU is still counted.
+ */
+const isLongLived = (cmd: string) => isDecoder(cmd) || /esbuild\S* --service/.test(cmd);
 
 function serviceParts(service: StartedService, runnerEntry: string): Parts {
   const below = processesBelow(service.child.pid!);
@@ -96,7 +108,7 @@ function serviceParts(service: StartedService, runnerEntry: string): Parts {
   const runnerPids = new Set(runners.map((p) => p.pid));
   const engineProcs = runners.flatMap((r) => processesBelow(r.pid));
   const enginePids = new Set(engineProcs.map((p) => p.pid));
-  const parts: Parts = { worker: 0, runner: 0, engines: 0, harness: 0, enginesAlive: engineProcs.length };
+  const parts: Parts = { worker: 0, runner: 0, engines: 0, decoders: 0, harness: 0, enginesAlive: engineProcs.filter((p) => !isLongLived(p.cmd)).length };
   for (const r of runners) {
     const c = readCpu(r.pid);
     parts.runner += own(c);
@@ -106,6 +118,7 @@ function serviceParts(service: StartedService, runnerEntry: string): Parts {
     const c = readCpu(e.pid);
     // Reaped grandchildren sit in a live engine's cutime; once the engine is reaped they move to the runner's.
     parts.engines += own(c) + reaped(c);
+    if (isDecoder(e.cmd)) parts.decoders += own(c) + reaped(c);
   }
   for (const p of [{ pid: service.child.pid!, cmd: "node scripts/start.mjs" }, ...below]) {
     if (runnerPids.has(p.pid) || enginePids.has(p.pid)) continue;
@@ -142,6 +155,8 @@ interface Sample {
   worker: number;
   runner: number;
   engines: number;
+  /** Of `engines`: the frame decoder processes' CPU. */
+  decoders: number;
   harness: number;
   hand: number;
   originRequests: number;
@@ -213,6 +228,7 @@ async function measure(tool: ToolName, file: BenchFile, tag: string, ctx: Ctx): 
     worker: (after.worker - before.worker) * tickMs,
     runner: (after.runner - before.runner) * tickMs,
     engines: (after.engines - before.engines) * tickMs,
+    decoders: (after.decoders - before.decoders) * tickMs,
     harness: (after.harness - before.harness) * tickMs,
     hand: (handAfter - handBefore) * tickMs,
     originRequests: ctx.origin.tagStats(tag).requests,
@@ -304,7 +320,7 @@ export async function cpuCost(options: { rounds: number; files?: string }): Prom
 function printFile(rows: Row[]): void {
   const file = rows[0]!.file;
   console.log(`\n${file.name} — ${file.label}: CPU ms per run (medians)`);
-  console.log(`  ${"tool".padEnd(15)} ${"wall".padStart(6)} ${"worker".padStart(7)} ${"runner".padStart(7)} ${"engines".padStart(8)} ${"r+e".padStart(6)} ${"hand".padStart(6)} ${"harness".padStart(8)}  jobs  engine procs  origin req`);
+  console.log(`  ${"tool".padEnd(15)} ${"wall".padStart(6)} ${"worker".padStart(7)} ${"runner".padStart(7)} ${"engines".padStart(8)} ${"dec".padStart(5)} ${"r+e".padStart(6)} ${"hand".padStart(6)} ${"harness".padStart(8)}  jobs  engine procs  origin req`);
   for (const r of rows) {
     if (!r.samples.length) {
       console.log(`  ${r.tool.padEnd(15)} FAILED: ${r.errors[0]}`);
@@ -313,7 +329,7 @@ function printFile(rows: Row[]): void {
     const hand = r.tool.startsWith("ffprobe");
     const re = med(r, "runner") + med(r, "engines");
     console.log(`  ${r.tool.padEnd(15)} ${fmt(med(r, "ms")).padStart(6)} ${(hand ? "" : fmt(med(r, "worker"))).padStart(7)} ${(hand ? "" : fmt(med(r, "runner"))).padStart(7)} ` +
-      `${(hand ? "" : fmt(med(r, "engines"))).padStart(8)} ${(hand ? "" : fmt(re)).padStart(6)} ${(hand ? fmt(med(r, "hand")) : "").padStart(6)} ` +
+      `${(hand ? "" : fmt(med(r, "engines"))).padStart(8)} ${(hand ? "" : fmt(med(r, "decoders"))).padStart(5)} ${(hand ? "" : fmt(re)).padStart(6)} ${(hand ? fmt(med(r, "hand")) : "").padStart(6)} ` +
       `${(hand ? "" : fmt(med(r, "harness"))).padStart(8)}  ${(hand ? "" : fmt(med(r, "runnerJobs"))).padStart(4)}  ${(hand ? "" : fmt(med(r, "engineProcesses"))).padStart(12)}  ${fmt(med(r, "originRequests")).padStart(10)}` +
       `${r.errors.length ? `  (${r.errors.length} failed: ${r.errors[0]})` : ""}`);
   }

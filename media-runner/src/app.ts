@@ -24,6 +24,7 @@ import { bearerMatches } from "./http/auth.ts";
 import { FairScheduler, flowOf } from "./scheduling/fair-scheduler.ts";
 import { Shutdown, handBackRetryAfterSeconds } from "./http/shutdown.ts";
 import type { Binaries } from "./media/binaries.ts";
+import { DecoderPool } from "./media/engine-worker/pool.ts";
 import { processJob, type JobStats } from "./pipeline/process-job.ts";
 import { RangeProxy } from "./proxy/range-proxy.ts";
 
@@ -86,11 +87,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     perFlowQueue: config.originQueue,
     lendAfterMs: config.slotLendMs,
   });
+  const decoders = config.frameDecoder ? DecoderPool.create(config.concurrency) : undefined;
   const shutdown = new Shutdown();
   app.decorate("shutdown", shutdown);
   app.addHook("onClose", async () => {
     await proxy.stop();
     await dispatcher.close();
+    decoders?.close();
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -154,7 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           started = performance.now();
           const deadline = AbortSignal.timeout(config.jobTimeoutMs);
           const signal = AbortSignal.any([cancel.signal, deadline, ticket.signal]);
-          return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal }, stats).catch((error: unknown) => {
+          return processJob(parsed.data, { config, binaries, proxy, dispatcher, signal, ...(decoders ? { decoders } : {}) }, stats).catch((error: unknown) => {
             if (ticket.signal.aborted) throw ticket.signal.reason;
             if (deadline.aborted) {
               const late = new RunnerError("PROCESSING_TIMEOUT", `the job ran past ${config.jobTimeoutMs} ms`);

@@ -49,6 +49,12 @@ const Env = z.object({
   FFPROBE_PATH: z.string().trim().min(1).optional(),
   /** "production" in the container image: refuses SSRF_ALLOWLIST and the packaged (2018) ffmpeg. */
   NODE_ENV: z.string().optional(),
+  /**
+   * Video frames from MP4/MOV and Matroska/WebM decoded in long-lived decoder processes (node-av, one per job
+   * slot, fed only the runner's bytes) instead of an ffmpeg run each: "off" keeps every frame on the ffmpeg CLI.
+   * On by default where node-av is installed; the CLI stays the fallback either way.
+   */
+  RUNNER_FRAME_DECODER: z.enum(["on", "off"]).default("on"),
   /** fastify (pino) log level. */
   RUNNER_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
 });
@@ -96,6 +102,8 @@ export interface RunnerConfig {
   ffmpegPath?: string;
   ffprobePath?: string;
   logLevel: string;
+  /** RUNNER_FRAME_DECODER=on: frames in decoder processes where they can be (media/engine-worker/). */
+  frameDecoder: boolean;
   /** NODE_ENV=production (the container image sets it). */
   production: boolean;
 }
@@ -139,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.FFMPEG_PATH ? { ffmpegPath: e.FFMPEG_PATH } : {}),
     ...(e.FFPROBE_PATH ? { ffprobePath: e.FFPROBE_PATH } : {}),
     logLevel: e.RUNNER_LOG_LEVEL,
+    frameDecoder: e.RUNNER_FRAME_DECODER === "on",
     production: e.NODE_ENV === "production",
   };
 }

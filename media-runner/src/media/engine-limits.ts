@@ -105,3 +105,16 @@ export function heifConvertAddressSpaceBytes(maxPixels: number): number {
 export const decoderThreadLimits = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 } as const;
 /** Decoder threads at most; more pictures wait for one in order. */
 export const decoderThreadCount = 2;
+/**
+ * Resident memory of a frame decoder process (engine-worker/) at which it is killed, mid-job or after one. Node
+ * cannot run under RLIMIT_AS or RLIMIT_DATA (V8 reserves its heap cage up front: node 20 crashes at start under
+ * either, at 8 GiB), so the runner watches /proc/<pid>/statm instead: the process idles at about 150 MB with
+ * FFmpeg's libraries mapped, and a one-frame decode adds the frame buffers (tens of MB at 4K).
+ */
+export const frameWorkerMaxRssBytes = 768 * MiB;
+/** How often a busy decoder's resident memory is read: a runaway allocation gains at most a few hundred MB meanwhile. */
+export const frameWorkerRssPollMs = 20;
+/** V8 heap of a decoder process (--max-old-space-size, MiB): its JavaScript holds a few messages; pictures are native. */
+export const frameWorkerHeapMiB = 96;
+/** Packets of the picture stream a decoder reads looking for its one frame (a 10 s GOP at 60 fps is 600). */
+export const frameWorkerMaxPackets = 5_000;

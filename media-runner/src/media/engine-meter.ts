@@ -44,10 +44,11 @@ export class EngineMeter {
    * An engine starts: throws the budget's error when nothing is left; `kill` is called with it if the budget
    * runs out while the engine runs. Returns the function to call when the engine has exited.
    */
-  start(kill: (error: RunnerError) => void): () => void {
+  start(kill: (error: RunnerError) => void, process = true): () => void {
     if (this.remainingMs <= 0) throw engineBudgetSpent();
     const engine: Running = { started: performance.now(), kill };
-    this.started++;
+    // A decode in a long-lived decoder process (engine-worker/) spends budget but starts no process.
+    if (process) this.started++;
     this.running.add(engine);
     this.schedule();
     return () => {

@@ -9,7 +9,8 @@ import type { RemoteSource, SourceSeed } from "../fetch/remote-source.ts";
 import { moovEndFromHead } from "../media/mp4-keyframes.ts";
 import { isInitSegment } from "../media/init-segment.ts";
 import { prefetchKeyframe } from "../media/mp4-source.ts";
-import { extractFrame, representativeTime } from "../media/frame.ts";
+import { extractFrame, representativeTime, type SeekMode } from "../media/frame.ts";
+import { isCliFallback, workerFrame } from "../media/engine-worker/worker-frame.ts";
 import { probe, type FfprobeOutput } from "../media/ffprobe.ts";
 import { audioStream, durationSeconds, toAudioMetadata, toCodecs, toVideoMetadata, videoStream } from "../media/metadata.ts";
 import { decodeToRaster, isMostlyBlack, type Raster } from "../media/previews.ts";
@@ -166,18 +167,29 @@ async function representativeRaster(input: string, source: RemoteSource, duratio
   const { config, binaries, signal } = ctx;
   const options = { ffmpeg: binaries.ffmpeg, timeoutMs: config.processTimeoutMs, maxPixels: config.maxDecodePixels, maxPx, signal, httpProxy: ctx.proxy.baseUrl };
   const time = representativeTime(duration);
+  // A decoder process where one can take the file (media/engine-worker/); once it cannot, the job's other tries
+  // go to ffmpeg as before.
+  let decoders = ctx.decoders;
+  const frameAt = async (at: number, mode: SeekMode): Promise<Raster | undefined> => {
+    if (decoders) {
+      const raster = await workerFrame(decoders, source, at, mode, { maxPx, maxPixels: config.maxDecodePixels, timeoutMs: config.processTimeoutMs, signal });
+      if (!isCliFallback(raster)) return raster;
+      decoders = undefined;
+    }
+    const png = await extractFrame(input, at, { ...options, mode });
+    return png ? decodeToRaster(png, maxPx, config.maxDecodePixels) : undefined;
+  };
   // The keyframe's bytes travel while ffmpeg starts (about 200 ms of CPU): its reads then find them.
   prefetchKeyframe(source, time).catch(() => {}); // an origin failure is recorded on the source; the engine meets it too
   let fallback: Raster | undefined;
   for (const mode of ["keyframe-before", "keyframe-after", "exact"] as const) {
-    const png = await extractFrame(input, time, { ...options, mode });
-    if (!png) continue;
-    const raster = await decodeToRaster(png, maxPx, config.maxDecodePixels);
+    const raster = await frameAt(time, mode);
+    if (!raster) continue;
     if (!isMostlyBlack(raster) || time === 0) return raster;
     fallback ??= raster;
   }
   if (fallback) return fallback; // black at every try: the video is black there
-  const first = time > 0 ? await extractFrame(input, 0, { ...options, mode: "keyframe-before" }) : undefined;
+  const first = time > 0 ? await frameAt(0, "keyframe-before") : undefined;
   if (!first) throw new RunnerError("CORRUPT_MEDIA", "no video frame could be decoded");
-  return decodeToRaster(first, maxPx, config.maxDecodePixels);
+  return first;
 }

@@ -6,6 +6,7 @@ import type { RunnerHead } from "../../../shared/shapes/runner.ts";
 import type { Binaries } from "../media/binaries.ts";
 import type { JobBudget } from "../fetch/job-budget.ts";
 import type { RangeProxy } from "../proxy/range-proxy.ts";
+import type { DecoderPool } from "../media/engine-worker/pool.ts";
 
 export interface JobContext {
   config: RunnerConfig;
@@ -15,6 +16,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** The job's share of the inspection's origin budget (set per job by processJob), for stages that plan requests. */
   budget?: JobBudget;
+  /** The long-lived frame decoder processes, when RUNNER_FRAME_DECODER is on and node-av is installed. */
+  decoders?: DecoderPool;
 }
 
 /** Per-step wall times in milliseconds. */
