@@ -1,0 +1,143 @@
+// Captions, text tracks, audio languages, audio description and encryption in files other teams' software made
+// (testkit/others-tracks.ts says which and how), through the real API, compared with readers nobody here wrote:
+// - mux.js's own caption test files: a captions track of format cea-608 exactly where ffprobe finds A/53 caption
+//   side data in the decoded frames and mux.js parses caption cues, and nowhere else (a malformed SEI included);
+// - mux.js's WebVTT-in-MP4 and the packager's WebVTT subtitles: a text track with format and language;
+// - shaka-packager's CENC and CBCS files: the scheme mp4box.js reads in schm, the key systems of the pssh boxes it
+//   reads, never `native` (ffmpeg decrypting them with the key gives the clear clip's frames: they are real);
+// - the packager's DASH and HLS manifests: languages, the audio-description rendition, protection per manifest.
+import { describe, expect, inject, it } from "vitest";
+import { inspect, media } from "../../testkit/worker/helpers.ts";
+
+const readings = inject("othersTracks");
+const at = (path: string) => `others-tracks/${path}`;
+const ts = (path: string) => media(at(path), "type=video%2Fmp2t");
+const hls = (path: string) => media(at(path), `type=${encodeURIComponent("application/vnd.apple.mpegurl")}`);
+const dash = (path: string) => media(at(path), `type=${encodeURIComponent("application/dash+xml")}`);
+
+/** ISO 639-2 codes ffprobe and mp4box.js give, as the BCP 47 tags the API gives ("und" is no language). */
+const bcp47: Record<string, string | undefined> = { eng: "en", fra: "fr", spa: "es", und: undefined };
+/** pssh system IDs (as mp4box.js prints them) and the EME key system each names. */
+const keySystemOf: Record<string, string> = {
+  edef8ba979d64acea3c827dcd51d21ed: "com.widevine.alpha",
+  "9a04f07998404286ab92e65be0885f95": "com.microsoft.playready",
+};
+
+interface Text { kind: string; format: string; language?: string }
+interface Audio { codec: string; language?: string; role?: string }
+const texts = (body: any): Text[] => body?.data?.metadata?.tracks?.text ?? [];
+const verdicts = (body: any) => Object.entries(body?.data?.playback?.compatibility ?? {}) as [string, { verdict: string; keySystem?: string }][];
+
+describe("mux.js caption files: CEA-608 flagged exactly where ffprobe and mux.js find captions", { timeout: 120_000 }, () => {
+  const files = Object.keys(readings.captions);
+  it.each(files)("%s", async (file) => {
+    const reading = readings.captions[file]!;
+    // The two references agree with each other before the service is compared with them.
+    expect(reading.ffprobeCaptionFrames > 0, JSON.stringify(reading)).toBe(reading.muxCues > 0);
+    const url = file.endsWith(".ts") ? ts(file) : media(at(file));
+    for (const profile of ["fast", "full"] as const) {
+      const { status, body } = await inspect(url, `profile=${profile}`);
+      expect([200, 202], JSON.stringify(body).slice(0, 400)).toContain(status);
+      if (profile === "full" && !body.processing?.completedStages?.some((s: string) => s.startsWith("metadata:"))) continue;
+      const cea = texts(body).filter((t) => t.format.startsWith("cea-"));
+      const why = `${profile} ${file}: ${JSON.stringify({ tracks: body.data.metadata?.tracks, accessibility: body.data.accessibility })}`;
+      if (reading.muxCues > 0) {
+        expect(cea, why).toEqual([{ kind: "captions", format: "cea-608" }]);
+        expect(body.data.accessibility?.captions, why).toBe(true);
+      } else {
+        expect(cea, why).toEqual([]);
+        expect(body.data.accessibility?.captions ?? false, why).toBe(false);
+      }
+    }
+  });
+});
+
+describe("WebVTT in MP4 made by others: a text track with format and language", { timeout: 60_000 }, () => {
+  it("mux.js's test-webvtt (ffprobe lists it as a data stream; the sample entry is wvtt)", async () => {
+    expect(readings.streams["joined/test-webvtt.mp4"]).toEqual([{ type: "data", codec: "", language: "und", default: true }]);
+    const { status, body } = await inspect(media(at("joined/test-webvtt.mp4")), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    expect(texts(body), JSON.stringify(body.data.metadata)).toEqual([{ kind: "subtitles", format: "wvtt", default: true }]);
+  });
+
+  it("the packager's Spanish WebVTT subtitles: language from the mdhd mp4box.js reads", async () => {
+    const box = readings.boxes["langs/text-es.mp4"]!;
+    expect(box.tracks).toEqual([{ entry: "wvtt", handler: "text", language: "spa" }]);
+    const [probed] = readings.streams["packaged/langs/text-es.mp4"]!;
+    const { body } = await inspect(media(at("packaged/langs/text-es.mp4")), "profile=fast");
+    expect(texts(body)).toEqual([{ kind: "subtitles", format: "wvtt", language: bcp47[box.tracks[0]!.language], default: probed!.default }]);
+  });
+
+  it.each(["audio-en.mp4", "audio-fr.mp4", "audio-desc.mp4"])("the packager's %s: the language ffprobe and mp4box.js read", async (file) => {
+    const language = bcp47[readings.boxes[`langs/${file}`]!.tracks[0]!.language];
+    expect(readings.streams[`packaged/langs/${file}`]!.map((s) => bcp47[s.language ?? "und"])).toEqual([language]);
+    const { body } = await inspect(media(at(`packaged/langs/${file}`)), "profile=fast");
+    expect((body.data.metadata.tracks.audio as Audio[]).map((a) => a.language)).toEqual([language]);
+  });
+});
+
+describe("shaka-packager's CENC and CBCS files", { timeout: 120_000 }, () => {
+  const files = Object.keys(readings.decrypts);
+  it.each(files)("%s: real encryption (ffmpeg decrypts it with the key to the clear clip's frames)", (file) => {
+    expect(readings.decrypts[file]).toEqual({ withKeyEqualsClear: true, withoutKeyDiffers: true });
+  });
+
+  it.each(files)("%s: scheme and key systems as mp4box.js reads the boxes; eme, never native, in fast and full", async (file) => {
+    const box = readings.boxes[file]!;
+    const scheme = box.tracks[0]!.scheme;
+    expect(scheme).toBe(file.split("/")[0]);
+    const keySystems = box.psshSystemIds.map((id) => keySystemOf[id]).sort();
+    expect(keySystems).toEqual(["com.microsoft.playready", "com.widevine.alpha"]);
+    for (const profile of ["fast", "full"] as const) {
+      const { status, body } = await inspect(media(at(`packaged/${file}`)), `profile=${profile}`);
+      expect([200, 202], JSON.stringify(body).slice(0, 400)).toContain(status);
+      const protection = body.data.metadata?.protection;
+      expect(protection, `${profile}: ${JSON.stringify(body.data.metadata)}`).toMatchObject({ encrypted: true, scheme });
+      expect([...protection.keySystems].sort()).toEqual(keySystems);
+      for (const [browser, v] of verdicts(body)) expect(v.verdict, `${profile} ${browser}`).not.toBe("native");
+      expect(body.data.playback.compatibility.chrome).toMatchObject({ verdict: "eme", keySystem: "com.widevine.alpha" });
+      expect(body.data.playback.compatibility.edge.verdict).toBe("eme");
+    }
+  });
+
+  it.each(["cenc", "cbcs"])("%s DASH manifest: the scheme and key systems of its ContentProtection", async (set) => {
+    const { status, body } = await inspect(dash(`packaged/${set}/manifest.mpd`), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    expect(body.data.metadata.protection).toMatchObject({ encrypted: true, scheme: set });
+    expect([...body.data.metadata.protection.keySystems].sort()).toEqual(["com.microsoft.playready", "com.widevine.alpha"]);
+    for (const [browser, v] of verdicts(body)) expect(v.verdict, browser).not.toBe("native");
+  });
+
+  it.each(["cenc", "cbcs"])("%s HLS master: the KEYFORMATs of its media playlists' keys, never native", async (set) => {
+    const { status, body } = await inspect(hls(`packaged/${set}/master.m3u8`), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    const protection = body.data.metadata.protection;
+    expect(protection, JSON.stringify(body.data.metadata)).toMatchObject({ encrypted: true });
+    // The packager signals FairPlay only in HLS (skd:// key lines), and only for cbcs.
+    const want = ["com.microsoft.playready", "com.widevine.alpha", ...(set === "cbcs" ? ["com.apple.fps"] : [])].sort();
+    expect([...protection.keySystems].sort()).toEqual(want);
+    for (const [browser, v] of verdicts(body)) expect(v.verdict, browser).not.toBe("native");
+  });
+});
+
+describe("shaka-packager's clear package with three audio languages, audio description and subtitles", { timeout: 60_000 }, () => {
+  const audioWanted = [["en", "main"], ["fr", "main"], ["en", "description"]];
+  it("DASH: languages, the Role description, and the WebVTT text track", async () => {
+    const { status, body } = await inspect(dash("packaged/langs/manifest.mpd"), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    const tracks = body.data.metadata.tracks;
+    expect(tracks.audio.map((a: Audio) => [a.language, a.role ?? "main"]).sort(), JSON.stringify(tracks)).toEqual([...audioWanted].sort());
+    expect(tracks.text.map((t: Text) => [t.kind, t.format, t.language])).toEqual([["subtitles", "wvtt", "es"]]);
+    expect(body.data.accessibility).toMatchObject({ audioDescription: true, subtitles: true });
+    expect(body.data.metadata).not.toHaveProperty("protection");
+  });
+
+  it("HLS: languages, CHARACTERISTICS describes-video, and the subtitles rendition", async () => {
+    const { status, body } = await inspect(hls("packaged/langs/master.m3u8"), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    const tracks = body.data.metadata.tracks;
+    expect(tracks.audio.map((a: Audio) => [a.language, a.role ?? "main"]).sort(), JSON.stringify(tracks)).toEqual([...audioWanted].sort());
+    expect(tracks.text.map((t: Text) => [t.kind, t.language])).toEqual([["subtitles", "es"]]);
+    expect(body.data.accessibility).toMatchObject({ audioDescription: true, subtitles: true });
+  });
+});

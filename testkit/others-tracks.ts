@@ -1,0 +1,273 @@
+// Caption, text-track, audio-language and encrypted files made by other teams' software, and readings of them by
+// readers nobody here wrote (test/worker/made-by-others-tracks.test.ts):
+// - mux.js test/segments, shipped in its npm package: the video.js team's own caption test files (MPEG-TS with
+//   CEA-608 in the H.264 SEI on CC1 and CC3, a fragmented MP4 init + media segment with CEA-608, one whose SEI is
+//   malformed, one with WebVTT in MP4), served as published; the fragmented ones also as init + segment joined,
+//   which is what a player appends to its buffer.
+// - shaka-packager, Google's packager, shipped as a binary in its npm package: CENC (AES-CTR) and CBCS (AES-CBC,
+//   1:9 pattern) files with Widevine, PlayReady and FairPlay signalling, their DASH and HLS manifests, and a clear
+//   package with three audio languages (one an audio-description track) and WebVTT subtitles. Its input is a short
+//   clip made here with ffmpeg; every box and manifest line about tracks and encryption is the packager's.
+// Readings: ffprobe (streams, languages, A/53 caption side data in decoded frames), mux.js (captions parsed out of
+// the stream), mp4box.js (sample entries, schm, tenc, pssh), and ffmpeg decrypting the packager's output with the
+// key: the decoded frames must equal the clear clip's, and differ without the key, so the encryption is real.
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { createFile, MP4BoxBuffer } from "mp4box";
+import { ffprobeJson, mapLimit } from "./ffprobe-reference.ts";
+import { makeMissing } from "./make-missing.ts";
+
+const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
+const execFileAsync = promisify(execFile);
+
+/** The folder the origin serves: /media/others-tracks/muxjs/<published name>, .../joined/<name>, .../packaged/<set>/<name>. */
+export const othersTracksServeDir = (repoRoot: string) => join(repoRoot, "test", ".fixtures", "made-by-others-tracks");
+const othersTracksDir = (repoRoot: string) => join(othersTracksServeDir(repoRoot), "others-tracks");
+
+/** The raw key the packager encrypts with (a test key, published here on purpose). */
+export const testKey = { keyId: "a7e61c373e219033c21091fa607bf3b8", key: "76a6c65c5ea762046bd749a2e632ccbb" } as const;
+
+/** mux.js files with video, served as published (.ts) or joined from init + media segment (.mp4). */
+export const muxCaptionFiles = {
+  ts: ["sintel-captions.ts", "multi-channel-608-captions.ts", "test-segment.ts", "test-middle-pat-pmt.ts", "test-no-audio-segment.ts"],
+  joined: { "dash-608-captions.mp4": ["dash-608-captions-init.mp4", "dash-608-captions-seg.m4s"], "malformed-sei.mp4": ["malformed-sei-init.mp4", "malformed-sei.m4s"] },
+} as const;
+/** mux.js's WebVTT-in-MP4 pair, joined. */
+export const muxWebvtt = { "test-webvtt.mp4": ["test-webvtt-init.mp4", "test-webvtt.m4s"] } as const;
+
+/** Packager runs: each writes a folder of files (media, DASH manifest, HLS master and media playlists). */
+export const packagedSets = ["cenc", "cbcs", "langs"] as const;
+export type PackagedSet = (typeof packagedSets)[number];
+/** The clear set's media files. */
+export const langsFiles = ["video.mp4", "audio-en.mp4", "audio-fr.mp4", "audio-desc.mp4", "text-es.mp4"] as const;
+/** The encrypted media files of each encrypted set. */
+export const encryptedFiles = ["cenc/video.mp4", "cenc/audio.mp4", "cbcs/video.mp4", "cbcs/audio.mp4"] as const;
+
+function muxSegments(repoRoot: string): string {
+  const dir = join(repoRoot, "node_modules", "mux.js", "test", "segments");
+  if (!existsSync(dir)) throw new Error(`made-by-others fixtures missing: ${dir} (did a mux.js update drop its test segments?)`);
+  return dir;
+}
+
+function packagerBinary(repoRoot: string): string {
+  const bin = join(repoRoot, "node_modules", "shaka-packager", "bin", `packager-${process.platform === "darwin" ? "osx" : process.platform}-${process.arch}`);
+  if (!existsSync(bin)) throw new Error(`shaka-packager binary missing: ${bin}`);
+  return bin;
+}
+
+/** Packager arguments per set, run in the set's folder; the clear inputs are in the parent folder. */
+function packagerArgs(set: PackagedSet): string[] {
+  const { keyId, key } = testKey;
+  const drm = (scheme: string, systems: string) => ["--protection_scheme", scheme, "--enable_raw_key_encryption", "--keys", `label=:key_id=${keyId}:key=${key}`,
+    "--protection_systems", systems, "--clear_lead", "0"];
+  const av = ["in=../clip.mp4,stream=video,output=video.mp4,playlist_name=video.m3u8", "in=../clip.mp4,stream=audio,output=audio.mp4,playlist_name=audio.m3u8,lang=en"];
+  const manifests = ["--mpd_output", "manifest.mpd", "--hls_master_playlist_output", "master.m3u8"];
+  if (set === "cenc") return [...av, ...drm("cenc", "Widevine,PlayReady"), ...manifests];
+  if (set === "cbcs") return [...av, ...drm("cbcs", "Widevine,PlayReady,FairPlay"), ...manifests];
+  return [
+    "in=../clip.mp4,stream=video,output=video.mp4,playlist_name=video.m3u8",
+    "in=../clip.mp4,stream=audio,output=audio-en.mp4,playlist_name=audio-en.m3u8,lang=en,hls_group_id=audio,hls_name=English",
+    "in=../fr.m4a,stream=audio,output=audio-fr.mp4,playlist_name=audio-fr.m3u8,lang=fr,hls_group_id=audio,hls_name=Francais",
+    "in=../desc.m4a,stream=audio,output=audio-desc.mp4,playlist_name=audio-desc.m3u8,lang=en,hls_group_id=audio,hls_name=Described,"
+      + "dash_roles=description,hls_characteristics=public.accessibility.describes-video",
+    "in=../es.vtt,stream=text,output=text-es.mp4,playlist_name=text-es.m3u8,lang=es,hls_group_id=subs,hls_name=Espanol",
+    ...manifests,
+  ];
+}
+
+/** Makes what `dir` lacks (each piece whole or not at all; a few seconds when nothing is there). Returns `dir`. */
+export function ensureOthersTrackFixtures(dir: string, repoRoot: string): string {
+  mkdirSync(dir, { recursive: true });
+  const segments = muxSegments(repoRoot);
+  const link = join(dir, "muxjs");
+  if (!isLink(link)) {
+    rmSync(link, { recursive: true, force: true });
+    symlinkSync(segments, link, "dir");
+  }
+  const joined = { ...muxCaptionFiles.joined, ...muxWebvtt } as Record<string, readonly string[]>;
+  makeMissing(join(dir, "joined"), Object.keys(joined), (file, partial) =>
+    writeFileSync(partial, Buffer.concat(joined[file]!.map((part) => readFileSync(join(segments, part))))));
+  const packaged = join(dir, "packaged");
+  const run = (args: string[]) => execFileSync(ffmpeg, ["-v", "error", "-y", ...args], { cwd: packaged });
+  makeMissing(packaged, ["clip.mp4", "fr.m4a", "desc.m4a", "es.vtt"], (file, partial) => {
+    if (file === "clip.mp4") {
+      run(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-f", "lavfi", "-i", "sine=f=440", "-t", "4", "-map", "0:v", "-map", "1:a",
+        "-c:v", "libx264", "-g", "10", "-c:a", "aac", "-f", "mp4", partial]);
+    } else if (file === "es.vtt") {
+      writeFileSync(partial, "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nHola\n\n00:00:02.000 --> 00:00:03.500\nMundo\n");
+    } else {
+      run(["-f", "lavfi", "-i", `sine=f=${file === "fr.m4a" ? 660 : 880}`, "-t", "4", "-c:a", "aac", "-f", "mp4", partial]);
+    }
+  });
+  const packager = packagerBinary(repoRoot);
+  makeMissing(packaged, packagedSets, (set, partial) => {
+    mkdirSync(partial, { recursive: true });
+    execFileSync(packager, packagerArgs(set), { cwd: partial, stdio: ["ignore", "ignore", "pipe"] });
+  });
+  return dir;
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** ffprobe's and mux.js's readings of a caption-carrying candidate. */
+export interface CaptionReading {
+  /** Decoded video frames whose side data holds A/53 (CEA-608/708) captions, per ffprobe. */
+  ffprobeCaptionFrames: number;
+  /** ffprobe's stream-level flag (ffprobe 5.1 sets it only when the frames it decodes while probing carry captions). */
+  ffprobeClosedCaptions: boolean;
+  /** Caption cues mux.js parses out of the file, and the 608 channels they are on. */
+  muxCues: number;
+  muxChannels: string[];
+}
+
+/** mp4box.js's reading of an encrypted file's boxes. */
+export interface BoxReading {
+  tracks: { entry: string; handler: string; language: string; original?: string; scheme?: string; pattern?: [number, number] }[];
+  /** pssh system IDs (hex) in the moov, in file order. */
+  psshSystemIds: string[];
+}
+
+export interface OthersTracksContext {
+  captions: Record<string, CaptionReading>;
+  /** Every stream ffprobe lists per file (type, codec, language, default disposition), for the text and audio comparisons. */
+  streams: Record<string, { type: string; codec: string; language?: string; default: boolean }[]>;
+  boxes: Record<string, BoxReading>;
+  /** Per encrypted file: ffmpeg's decoded frames with the key are the clear clip's; without it they are not. */
+  decrypts: Record<string, { withKeyEqualsClear: boolean; withoutKeyDiffers: boolean }>;
+}
+
+/** The readings test/worker/made-by-others-tracks.test.ts compares the service with. */
+export async function othersTrackReadings(dir: string, repoRoot: string): Promise<OthersTracksContext> {
+  const captionFiles = [...muxCaptionFiles.ts.map((f) => `muxjs/${f}`), ...Object.keys(muxCaptionFiles.joined).map((f) => `joined/${f}`)];
+  const captions = await mapLimit(captionFiles, 3, (file) => captionReading(dir, file, repoRoot));
+  const streamFiles = [...captionFiles, ...Object.keys(muxWebvtt).map((f) => `joined/${f}`),
+    ...langsFiles.map((f) => `packaged/langs/${f}`),
+    ...encryptedFiles.map((f) => `packaged/${f}`)];
+  const streams = await mapLimit(streamFiles, 3, async (file) => {
+    const probe = await ffprobeJson(join(dir, file), ["-show_streams"]) as { streams: { codec_type?: string; codec_name?: string; tags?: { language?: string }; disposition?: { default?: number } }[] };
+    return probe.streams.map((s) => ({ type: s.codec_type ?? "", codec: s.codec_name ?? "", ...(s.tags?.language ? { language: s.tags.language } : {}),
+      default: s.disposition?.default === 1 }));
+  });
+  const clear = await frameHashes(join(dir, "packaged", "clip.mp4"), "v:0");
+  const clearAudio = await frameHashes(join(dir, "packaged", "clip.mp4"), "a:0");
+  const decrypts = await mapLimit(encryptedFiles, 2, async (file) => {
+    const path = join(dir, "packaged", file);
+    const want = file.endsWith("video.mp4") ? clear : clearAudio;
+    const withKey = await frameHashes(path, "0", ["-decryption_key", testKey.key]);
+    const withoutKey = await frameHashes(path, "0").catch(() => "");
+    // The packager's audio starts one AAC frame earlier (it keeps the encoder's priming frame that the clip's edit
+    // list hides): the clip's frames must all be there, in order.
+    return { withKeyEqualsClear: want.length > 0 && (withKey === want || withKey.endsWith(`\n${want}`)), withoutKeyDiffers: !withoutKey.includes(want) };
+  });
+  return {
+    captions: Object.fromEntries(captionFiles.map((f, i) => [f, captions[i]!])),
+    streams: Object.fromEntries(streamFiles.map((f, i) => [f, streams[i]!])),
+    // mp4box.js reads every packaged file (it throws on mux.js's WebVTT file, whose elng box is empty: ffprobe's reading only there).
+    boxes: Object.fromEntries([...encryptedFiles, ...langsFiles.map((f) => `langs/${f}`)].map((f) => [f, boxReading(join(dir, "packaged", f))])),
+    decrypts: Object.fromEntries(encryptedFiles.map((f, i) => [f, decrypts[i]!])),
+  };
+}
+
+/** ffmpeg's MD5s of one stream's decoded frames, one a line. */
+async function frameHashes(path: string, stream: string, before: string[] = []): Promise<string> {
+  const { stdout } = await execFileAsync(ffmpeg, ["-v", "error", ...before, "-i", path, "-map", `0:${stream}`, "-f", "framemd5", "-"], { maxBuffer: 16 * 1024 * 1024 });
+  return stdout.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split(",").at(-1)!.trim()).join("\n");
+}
+
+async function captionReading(dir: string, file: string, repoRoot: string): Promise<CaptionReading> {
+  const path = join(dir, file);
+  const frames = await ffprobeJson(path, ["-select_streams", "v:0", "-show_frames", "-show_entries", "frame=side_data_list"]) as
+    { frames?: { side_data_list?: { side_data_type?: string }[] }[] };
+  const streams = await ffprobeJson(path, ["-select_streams", "v:0", "-show_streams"]) as { streams: { closed_captions?: number }[] };
+  const mux = muxCaptions(repoRoot, file.startsWith("joined/") ? (muxCaptionFiles.joined as Record<string, readonly string[]>)[file.slice(7)]! : undefined, path);
+  return {
+    ffprobeCaptionFrames: (frames.frames ?? []).filter((f) => f.side_data_list?.some((s) => s.side_data_type === "ATSC A53 Part 4 Closed Captions")).length,
+    ffprobeClosedCaptions: streams.streams[0]?.closed_captions === 1,
+    ...mux,
+  };
+}
+
+interface MuxCaption { stream: string }
+interface MuxJs {
+  mp4: {
+    Transmuxer: new (options: object) => { on(event: "data", f: (segment: { captions?: MuxCaption[] }) => void): void; push(b: Uint8Array): void; flush(): void };
+    CaptionParser: new () => { init(): void; parse(b: Uint8Array, ids: number[], scales: Record<number, number>): { captions: MuxCaption[] } | null };
+    probe: { videoTrackIds(init: Uint8Array): number[]; timescale(init: Uint8Array): Record<number, number> };
+  };
+}
+
+/** mux.js's captions: its transmuxer for a transport stream, its caption parser for an init + media segment. */
+function muxCaptions(repoRoot: string, parts: readonly string[] | undefined, path: string): { muxCues: number; muxChannels: string[] } {
+  const muxjs = createRequire(join(repoRoot, "package.json"))("mux.js") as MuxJs;
+  const cues: MuxCaption[] = [];
+  if (parts) {
+    const segments = muxSegments(repoRoot);
+    const [init, media] = parts.map((p) => new Uint8Array(readFileSync(join(segments, p)))) as [Uint8Array, Uint8Array];
+    const parser = new muxjs.mp4.CaptionParser();
+    parser.init();
+    cues.push(...(parser.parse(media, muxjs.mp4.probe.videoTrackIds(init), muxjs.mp4.probe.timescale(init))?.captions ?? []));
+  } else {
+    const transmuxer = new muxjs.mp4.Transmuxer({ keepOriginalTimestamps: true });
+    transmuxer.on("data", (segment) => cues.push(...(segment.captions ?? [])));
+    transmuxer.push(new Uint8Array(readFileSync(path)));
+    transmuxer.flush();
+  }
+  return { muxCues: cues.length, muxChannels: [...new Set(cues.map((c) => c.stream))].sort() };
+}
+
+interface Mp4BoxTrak {
+  mdia: { hdlr: { handler: string }; mdhd: { languageString?: string }; minf: { stbl: { stsd: { entries: Mp4BoxEntry[] } } } };
+}
+interface Mp4BoxEntry {
+  type: string;
+  sinf?: Mp4BoxSinf;
+  sinfs?: Mp4BoxSinf[];
+}
+interface Mp4BoxSinf {
+  frma?: { data_format: string }; schm?: { scheme_type: string }; schi?: { tenc?: { default_crypt_byte_block: number; default_skip_byte_block: number } };
+}
+
+/** mp4box.js's view of the moov: each track's sample entry, and for encrypted ones frma, schm and tenc; the pssh boxes. */
+export function boxReading(path: string): BoxReading {
+  const bytes = readFileSync(path);
+  const file = createFile();
+  file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, 0));
+  file.flush();
+  const moov = file.moov as unknown as { traks: Mp4BoxTrak[]; psshs?: { system_id: string }[] } | undefined;
+  if (!moov) throw new Error(`mp4box.js found no moov in ${path}`);
+  return {
+    tracks: moov.traks.map((t) => {
+      const entry = t.mdia.minf.stbl.stsd.entries[0]!;
+      const sinf = entry.sinfs?.[0] ?? entry.sinf;
+      const tenc = sinf?.schi?.tenc;
+      return {
+        entry: entry.type, handler: t.mdia.hdlr.handler, language: t.mdia.mdhd.languageString ?? "",
+        ...(sinf ? { original: sinf.frma?.data_format, scheme: sinf.schm?.scheme_type } : {}),
+        ...(typeof tenc?.default_crypt_byte_block === "number" ? { pattern: [tenc!.default_crypt_byte_block, tenc!.default_skip_byte_block] as [number, number] } : {}),
+      };
+    }),
+    psshSystemIds: (moov.psshs ?? []).map((p) => p.system_id),
+  };
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Readings of the caption, text, language and encrypted files others made (test/worker/made-by-others-tracks.test.ts). */
+    othersTracks: OthersTracksContext;
+  }
+}
+
+/** Everything the worker set-up needs: makes what is missing, then reads it. */
+export async function prepareOthersTracks(repoRoot: string): Promise<OthersTracksContext> {
+  const dir = ensureOthersTrackFixtures(othersTracksDir(repoRoot), repoRoot);
+  return othersTrackReadings(dir, repoRoot);
+}
