@@ -8,6 +8,8 @@
 //   1:9 pattern) files with Widevine, PlayReady and FairPlay signalling, their DASH and HLS manifests, and a clear
 //   package with three audio languages (one an audio-description track) and WebVTT subtitles. Its input is a short
 //   clip made here with ffmpeg; every box and manifest line about tracks and encryption is the packager's.
+// - chapters written by tools other than ffmpeg: mkvmerge (Debian's mkvtoolnix) puts Matroska Chapters in a video
+//   and an audio-only file, node-id3 writes ID3v2 CHAP and CTOC frames into an MP3; the media under them is ffmpeg's.
 // Readings: ffprobe (streams, languages, A/53 caption side data in decoded frames), mux.js (captions parsed out of
 // the stream), mp4box.js (sample entries, schm, tenc, pssh), and ffmpeg decrypting the packager's output with the
 // key: the decoded frames must equal the clear clip's, and differ without the key, so the encryption is real.
@@ -78,6 +80,50 @@ function packagerArgs(set: PackagedSet): string[] {
   ];
 }
 
+/** Chapters every chaptered file gets: starts in ms, and titles (one with non-ASCII letters). */
+export const chapterPlan = [
+  { startMs: 0, endMs: 1500, title: "Opening" },
+  { startMs: 1500, endMs: 3250, title: "Zweiter Teil: Überblick" },
+  { startMs: 3250, endMs: 6000, title: "Credits" },
+] as const;
+/** Chaptered files, each by a tool other than ffmpeg: mkvmerge (video, audio-only) and node-id3 (MP3). */
+export const chapteredFiles = ["chapters/mkvmerge.mkv", "chapters/mkvmerge.mka", "chapters/node-id3.mp3"] as const;
+
+/** The chaptered files (in `dir`/chapters): ffmpeg makes the clear media, the other tools add the chapters. */
+function ensureChapteredFiles(dir: string, repoRoot: string): void {
+  const chapters = join(dir, "chapters");
+  const run = (args: string[]) => execFileSync(ffmpeg, ["-v", "error", "-y", ...args], { cwd: chapters });
+  makeMissing(chapters, ["source.mkv", "source.m4a", "source.mp3", "chapters.xml"], (file, partial) => {
+    if (file === "chapters.xml") return writeFileSync(partial, matroskaChapterXml());
+    const audio = ["-f", "lavfi", "-i", "sine=f=440", "-t", "6"];
+    if (file === "source.mkv") run(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", ...audio, "-t", "6", "-c:v", "libx264", "-c:a", "aac", "-f", "matroska", partial]);
+    else if (file === "source.m4a") run([...audio, "-c:a", "aac", "-f", "mp4", partial]);
+    else run([...audio, "-c:a", "libmp3lame", "-f", "mp3", partial]);
+  });
+  makeMissing(chapters, chapteredFiles.map((f) => f.slice("chapters/".length)), (file, partial) => {
+    if (file === "node-id3.mp3") {
+      const id3 = createRequire(join(repoRoot, "package.json"))("node-id3") as { write(tags: object, b: Buffer): Buffer | Error };
+      const ids = chapterPlan.map((_, i) => `chp${i}`);
+      const tagged = id3.write({
+        title: "Chaptered", tableOfContents: [{ elementID: "toc", isOrdered: true, elements: ids }],
+        chapter: chapterPlan.map((c, i) => ({ elementID: ids[i], startTimeMs: c.startMs, endTimeMs: c.endMs, tags: { title: c.title } })),
+      }, readFileSync(join(chapters, "source.mp3")));
+      if (tagged instanceof Error) throw tagged;
+      return writeFileSync(partial, tagged);
+    }
+    const source = file.endsWith(".mkv") ? "source.mkv" : "source.m4a";
+    execFileSync("mkvmerge", ["--quiet", "-o", partial, "--chapters", "chapters.xml", source], { cwd: chapters });
+  });
+}
+
+/** The chapter plan as a Matroska chapter file for mkvmerge. */
+function matroskaChapterXml(): string {
+  const time = (ms: number) => `00:00:${String(Math.floor(ms / 1000)).padStart(2, "0")}.${String(ms % 1000).padStart(3, "0")}000000`;
+  const atoms = chapterPlan.map((c) => `    <ChapterAtom>\n      <ChapterTimeStart>${time(c.startMs)}</ChapterTimeStart>\n      <ChapterTimeEnd>${time(c.endMs)}</ChapterTimeEnd>\n`
+    + `      <ChapterDisplay>\n        <ChapterString>${c.title}</ChapterString>\n        <ChapterLanguage>eng</ChapterLanguage>\n      </ChapterDisplay>\n    </ChapterAtom>\n`);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE Chapters SYSTEM "matroskachapters.dtd">\n<Chapters>\n  <EditionEntry>\n${atoms.join("")}  </EditionEntry>\n</Chapters>\n`;
+}
+
 /** Makes what `dir` lacks (each piece whole or not at all; a few seconds when nothing is there). Returns `dir`. */
 export function ensureOthersTrackFixtures(dir: string, repoRoot: string): string {
   mkdirSync(dir, { recursive: true });
@@ -107,6 +153,7 @@ export function ensureOthersTrackFixtures(dir: string, repoRoot: string): string
     mkdirSync(partial, { recursive: true });
     execFileSync(packager, packagerArgs(set), { cwd: partial, stdio: ["ignore", "ignore", "pipe"] });
   });
+  ensureChapteredFiles(dir, repoRoot);
   return dir;
 }
 
@@ -141,6 +188,8 @@ export interface OthersTracksContext {
   /** Every stream ffprobe lists per file (type, codec, language, default disposition), for the text and audio comparisons. */
   streams: Record<string, { type: string; codec: string; language?: string; default: boolean }[]>;
   boxes: Record<string, BoxReading>;
+  /** ffprobe's chapters (start in seconds, title) per chaptered file. */
+  chapters: Record<string, { start: number; title?: string }[]>;
   /** Per encrypted file: ffmpeg's decoded frames with the key are the clear clip's; without it they are not. */
   decrypts: Record<string, { withKeyEqualsClear: boolean; withoutKeyDiffers: boolean }>;
 }
@@ -156,6 +205,10 @@ export async function othersTrackReadings(dir: string, repoRoot: string): Promis
     const probe = await ffprobeJson(join(dir, file), ["-show_streams"]) as { streams: { codec_type?: string; codec_name?: string; tags?: { language?: string }; disposition?: { default?: number } }[] };
     return probe.streams.map((s) => ({ type: s.codec_type ?? "", codec: s.codec_name ?? "", ...(s.tags?.language ? { language: s.tags.language } : {}),
       default: s.disposition?.default === 1 }));
+  });
+  const chapters = await mapLimit(chapteredFiles, 3, async (file) => {
+    const probe = await ffprobeJson(join(dir, file), ["-show_chapters"]) as { chapters?: { start_time: string; tags?: { title?: string } }[] };
+    return (probe.chapters ?? []).map((c) => ({ start: Number(c.start_time), ...(c.tags?.title ? { title: c.tags.title } : {}) }));
   });
   const clear = await frameHashes(join(dir, "packaged", "clip.mp4"), "v:0");
   const clearAudio = await frameHashes(join(dir, "packaged", "clip.mp4"), "a:0");
@@ -174,6 +227,7 @@ export async function othersTrackReadings(dir: string, repoRoot: string): Promis
     // mp4box.js reads every packaged file (it throws on mux.js's WebVTT file, whose elng box is empty: ffprobe's reading only there).
     boxes: Object.fromEntries([...encryptedFiles, ...langsFiles.map((f) => `langs/${f}`)].map((f) => [f, boxReading(join(dir, "packaged", f))])),
     decrypts: Object.fromEntries(encryptedFiles.map((f, i) => [f, decrypts[i]!])),
+    chapters: Object.fromEntries(chapteredFiles.map((f, i) => [f, chapters[i]!])),
   };
 }
 

@@ -141,3 +141,20 @@ describe("shaka-packager's clear package with three audio languages, audio descr
     expect(body.data.accessibility).toMatchObject({ audioDescription: true, subtitles: true });
   });
 });
+
+describe("chapters written by mkvmerge and node-id3 (not ffmpeg): ffprobe's starts within 0.05 s, and its titles", { timeout: 120_000 }, () => {
+  const files = Object.keys(readings.chapters);
+  it.each(files)("%s", async (file) => {
+    const want = readings.chapters[file]!;
+    expect(want.map((c) => c.title)).toEqual(["Opening", "Zweiter Teil: Überblick", "Credits"]);
+    for (const profile of ["fast", "full"] as const) {
+      const { status, body } = await inspect(media(at(file)), `profile=${profile}`);
+      expect([200, 202], JSON.stringify(body).slice(0, 400)).toContain(status);
+      if (profile === "full" && !body.processing?.completedStages?.some((s: string) => s.startsWith("metadata:"))) continue;
+      const got = (body.data.metadata?.chapters ?? []) as { start: number; title?: string }[];
+      const why = `${profile}: ${JSON.stringify(got)}`;
+      expect(got.map((c) => c.title), why).toEqual(want.map((c) => c.title));
+      got.forEach((c, i) => expect(Math.abs(c.start - want[i]!.start), why).toBeLessThanOrEqual(0.05));
+    }
+  });
+});
