@@ -182,6 +182,12 @@ function protectedVerdict(browser: Browser, protection: NonNullable<PlaybackFact
     reasons.push(`segments encrypted with ${protection.scheme}: the player fetches the key named in the playlist (no DRM)`);
     return { verdict: viaMse ? "mse" : "native", reasons };
   }
+  // EME's encryption schemes are cenc and cbcs (the W3C encryptionScheme registry): no browser's CDM takes the two
+  // other Common Encryption schemes, whatever the key system.
+  if (/^(cens|cbc1)$/i.test(protection.scheme ?? "")) {
+    reasons.push(`encrypted${scheme}: Encrypted Media Extensions decrypt only the cenc and cbcs schemes`);
+    return { verdict: "no", reasons };
+  }
   const apple = browser === "safari" || browser === "ios";
   // FairPlay, Apple's only key system, decrypts the cbcs scheme alone (and HLS SAMPLE-AES).
   if (apple && /^(cenc|cens)$/i.test(protection.scheme ?? "")) {
