@@ -8,6 +8,8 @@
 //   1:9 pattern) files with Widevine, PlayReady and FairPlay signalling, their DASH and HLS manifests, and a clear
 //   package with three audio languages (one an audio-description track) and WebVTT subtitles. Its input is a short
 //   clip made here with ffmpeg; every box and manifest line about tracks and encryption is the packager's.
+// - a Matroska file whose audio languages, audio-description, commentary, forced and hearing-impaired flags
+//   mkvmerge wrote;
 // - chapters written by tools other than ffmpeg: mkvmerge (Debian's mkvtoolnix) puts Matroska Chapters in a video
 //   and an audio-only file, node-id3 writes ID3v2 CHAP and CTOC frames into an MP3; the media under them is ffmpeg's.
 // Readings: ffprobe (streams, languages, A/53 caption side data in decoded frames), mux.js (captions parsed out of
@@ -41,12 +43,12 @@ export const muxCaptionFiles = {
 export const muxWebvtt = { "test-webvtt.mp4": ["test-webvtt-init.mp4", "test-webvtt.m4s"] } as const;
 
 /** Packager runs: each writes a folder of files (media, DASH manifest, HLS master and media playlists). */
-export const packagedSets = ["cenc", "cbcs", "langs"] as const;
+export const packagedSets = ["cenc", "cbcs", "cens", "cbc1", "langs"] as const;
 export type PackagedSet = (typeof packagedSets)[number];
 /** The clear set's media files. */
 export const langsFiles = ["video.mp4", "audio-en.mp4", "audio-fr.mp4", "audio-desc.mp4", "text-es.mp4"] as const;
 /** The encrypted media files of each encrypted set. */
-export const encryptedFiles = ["cenc/video.mp4", "cenc/audio.mp4", "cbcs/video.mp4", "cbcs/audio.mp4"] as const;
+export const encryptedFiles = ["cenc/video.mp4", "cenc/audio.mp4", "cbcs/video.mp4", "cbcs/audio.mp4", "cens/video.mp4", "cbc1/video.mp4"] as const;
 
 function muxSegments(repoRoot: string): string {
   const dir = join(repoRoot, "node_modules", "mux.js", "test", "segments");
@@ -69,6 +71,9 @@ function packagerArgs(set: PackagedSet): string[] {
   const manifests = ["--mpd_output", "manifest.mpd", "--hls_master_playlist_output", "master.m3u8"];
   if (set === "cenc") return [...av, ...drm("cenc", "Widevine,PlayReady"), ...manifests];
   if (set === "cbcs") return [...av, ...drm("cbcs", "Widevine,PlayReady,FairPlay"), ...manifests];
+  // The two schemes no browser's EME takes, video only (ffmpeg 5.1, the check that the encryption is real, cannot
+  // decrypt their audio), and DASH only (HLS has no way to name them).
+  if (set === "cens" || set === "cbc1") return ["in=../clip.mp4,stream=video,output=video.mp4", ...drm(set, "Widevine,PlayReady"), "--mpd_output", "manifest.mpd"];
   return [
     "in=../clip.mp4,stream=video,output=video.mp4,playlist_name=video.m3u8",
     "in=../clip.mp4,stream=audio,output=audio-en.mp4,playlist_name=audio-en.m3u8,lang=en,hls_group_id=audio,hls_name=English",
@@ -78,6 +83,31 @@ function packagerArgs(set: PackagedSet): string[] {
     "in=../es.vtt,stream=text,output=text-es.mp4,playlist_name=text-es.m3u8,lang=es,hls_group_id=subs,hls_name=Espanol",
     ...manifests,
   ];
+}
+
+/**
+ * Matroska with four audio tracks and two subtitle tracks whose languages and flags mkvmerge wrote: English
+ * (original, default), French, English audio description (visual-impaired flag), English commentary; Spanish
+ * forced subtitles and English subtitles for the deaf (hearing-impaired flag).
+ */
+export const flaggedFiles = ["flags/mkvmerge.mkv"] as const;
+
+function ensureFlaggedFiles(dir: string): void {
+  const flags = join(dir, "flags");
+  const run = (args: string[]) => execFileSync(ffmpeg, ["-v", "error", "-y", ...args], { cwd: flags });
+  const tones = ["a440.mka", "a550.mka", "a660.mka", "a770.mka"];
+  makeMissing(flags, ["v.mkv", ...tones, "es.srt", "en.srt"], (file, partial) => {
+    if (file.endsWith(".srt")) return writeFileSync(partial, `1\n00:00:00,000 --> 00:00:01,000\n${file === "es.srt" ? "Hola" : "[music] Hello"}\n`);
+    if (file === "v.mkv") return run(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-t", "3", "-c:v", "libx264", "-f", "matroska", partial]);
+    run(["-f", "lavfi", "-i", `sine=f=${file.slice(1, 4)}`, "-t", "3", "-c:a", "libopus", "-f", "matroska", partial]);
+  });
+  makeMissing(flags, ["mkvmerge.mkv"], (_, partial) => execFileSync("mkvmerge", ["--quiet", "-o", partial, "v.mkv",
+    "--language", "0:en", "--original-flag", "0:1", "--default-track-flag", "0:1", "a440.mka",
+    "--language", "0:fr", "--default-track-flag", "0:0", "a550.mka",
+    "--language", "0:en", "--visual-impaired-flag", "0:1", "--default-track-flag", "0:0", "--track-name", "0:Audio description", "a660.mka",
+    "--language", "0:en", "--commentary-flag", "0:1", "--default-track-flag", "0:0", "a770.mka",
+    "--language", "0:es", "--forced-display-flag", "0:1", "es.srt",
+    "--language", "0:en", "--hearing-impaired-flag", "0:1", "--default-track-flag", "0:0", "en.srt"], { cwd: flags }));
 }
 
 /** Chapters every chaptered file gets: starts in ms, and titles (one with non-ASCII letters). */
@@ -154,6 +184,7 @@ export function ensureOthersTrackFixtures(dir: string, repoRoot: string): string
     execFileSync(packager, packagerArgs(set), { cwd: partial, stdio: ["ignore", "ignore", "pipe"] });
   });
   ensureChapteredFiles(dir, repoRoot);
+  ensureFlaggedFiles(dir);
   return dir;
 }
 
@@ -183,10 +214,19 @@ export interface BoxReading {
   psshSystemIds: string[];
 }
 
+export interface ProbedStream {
+  type: string;
+  codec: string;
+  language?: string;
+  default: boolean;
+  /** The other dispositions ffprobe sets (forced, hearing_impaired, visual_impaired, comment, original, ...). */
+  dispositions: string[];
+}
+
 export interface OthersTracksContext {
   captions: Record<string, CaptionReading>;
   /** Every stream ffprobe lists per file (type, codec, language, default disposition), for the text and audio comparisons. */
-  streams: Record<string, { type: string; codec: string; language?: string; default: boolean }[]>;
+  streams: Record<string, ProbedStream[]>;
   boxes: Record<string, BoxReading>;
   /** ffprobe's chapters (start in seconds, title) per chaptered file. */
   chapters: Record<string, { start: number; title?: string }[]>;
@@ -199,12 +239,13 @@ export async function othersTrackReadings(dir: string, repoRoot: string): Promis
   const captionFiles = [...muxCaptionFiles.ts.map((f) => `muxjs/${f}`), ...Object.keys(muxCaptionFiles.joined).map((f) => `joined/${f}`)];
   const captions = await mapLimit(captionFiles, 3, (file) => captionReading(dir, file, repoRoot));
   const streamFiles = [...captionFiles, ...Object.keys(muxWebvtt).map((f) => `joined/${f}`),
-    ...langsFiles.map((f) => `packaged/langs/${f}`),
+    ...langsFiles.map((f) => `packaged/langs/${f}`), ...flaggedFiles,
     ...encryptedFiles.map((f) => `packaged/${f}`)];
   const streams = await mapLimit(streamFiles, 3, async (file) => {
-    const probe = await ffprobeJson(join(dir, file), ["-show_streams"]) as { streams: { codec_type?: string; codec_name?: string; tags?: { language?: string }; disposition?: { default?: number } }[] };
-    return probe.streams.map((s) => ({ type: s.codec_type ?? "", codec: s.codec_name ?? "", ...(s.tags?.language ? { language: s.tags.language } : {}),
-      default: s.disposition?.default === 1 }));
+    const probe = await ffprobeJson(join(dir, file), ["-show_streams"]) as { streams: { codec_type?: string; codec_name?: string; tags?: { language?: string }; disposition?: Record<string, number> }[] };
+    return probe.streams.map((s): ProbedStream => ({ type: s.codec_type ?? "", codec: s.codec_name ?? "", ...(s.tags?.language ? { language: s.tags.language } : {}),
+      default: s.disposition?.default === 1,
+      dispositions: Object.entries(s.disposition ?? {}).filter(([name, on]) => on === 1 && name !== "default").map(([name]) => name) }));
   });
   const chapters = await mapLimit(chapteredFiles, 3, async (file) => {
     const probe = await ffprobeJson(join(dir, file), ["-show_chapters"]) as { chapters?: { start_time: string; tags?: { title?: string } }[] };
@@ -215,7 +256,7 @@ export async function othersTrackReadings(dir: string, repoRoot: string): Promis
   const decrypts = await mapLimit(encryptedFiles, 2, async (file) => {
     const path = join(dir, "packaged", file);
     const want = file.endsWith("video.mp4") ? clear : clearAudio;
-    const withKey = await frameHashes(path, "0", ["-decryption_key", testKey.key]);
+    const withKey = await frameHashes(path, "0", ["-decryption_key", testKey.key]).catch(() => "");
     const withoutKey = await frameHashes(path, "0").catch(() => "");
     // The packager's audio starts one AAC frame earlier (it keeps the encoder's priming frame that the clip's edit
     // list hides): the clip's frames must all be there, in order.

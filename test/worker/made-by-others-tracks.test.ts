@@ -16,7 +16,7 @@ const hls = (path: string) => media(at(path), `type=${encodeURIComponent("applic
 const dash = (path: string) => media(at(path), `type=${encodeURIComponent("application/dash+xml")}`);
 
 /** ISO 639-2 codes ffprobe and mp4box.js give, as the BCP 47 tags the API gives ("und" is no language). */
-const bcp47: Record<string, string | undefined> = { eng: "en", fra: "fr", spa: "es", und: undefined };
+const bcp47: Record<string, string | undefined> = { eng: "en", fra: "fr", fre: "fr", spa: "es", und: undefined };
 /** pssh system IDs (as mp4box.js prints them) and the EME key system each names. */
 const keySystemOf: Record<string, string> = {
   edef8ba979d64acea3c827dcd51d21ed: "com.widevine.alpha",
@@ -58,7 +58,7 @@ describe("mux.js caption files: CEA-608 flagged exactly where ffprobe and mux.js
 
 describe("WebVTT in MP4 made by others: a text track with format and language", { timeout: 60_000 }, () => {
   it("mux.js's test-webvtt (ffprobe lists it as a data stream; the sample entry is wvtt)", async () => {
-    expect(readings.streams["joined/test-webvtt.mp4"]).toEqual([{ type: "data", codec: "", language: "und", default: true }]);
+    expect(readings.streams["joined/test-webvtt.mp4"]).toEqual([{ type: "data", codec: "", language: "und", default: true, dispositions: [] }]);
     const { status, body } = await inspect(media(at("joined/test-webvtt.mp4")), "profile=fast");
     expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
     expect(texts(body), JSON.stringify(body.data.metadata)).toEqual([{ kind: "subtitles", format: "wvtt", default: true }]);
@@ -82,6 +82,7 @@ describe("WebVTT in MP4 made by others: a text track with format and language", 
 
 describe("shaka-packager's CENC and CBCS files", { timeout: 120_000 }, () => {
   const files = Object.keys(readings.decrypts);
+  it("covers the four Common Encryption schemes", () => expect(new Set(files.map((f) => f.split("/")[0]))).toEqual(new Set(["cenc", "cbcs", "cens", "cbc1"])));
   it.each(files)("%s: real encryption (ffmpeg decrypts it with the key to the clear clip's frames)", (file) => {
     expect(readings.decrypts[file]).toEqual({ withKeyEqualsClear: true, withoutKeyDiffers: true });
   });
@@ -90,6 +91,8 @@ describe("shaka-packager's CENC and CBCS files", { timeout: 120_000 }, () => {
     const box = readings.boxes[file]!;
     const scheme = box.tracks[0]!.scheme;
     expect(scheme).toBe(file.split("/")[0]);
+    // The pattern schemes encrypt video 1 block in 10 (tenc's default pattern, as mp4box.js reads it).
+    if (/^(cbcs|cens)\/video/.test(file)) expect(box.tracks[0]!.pattern).toEqual([1, 9]);
     const keySystems = box.psshSystemIds.map((id) => keySystemOf[id]).sort();
     expect(keySystems).toEqual(["com.microsoft.playready", "com.widevine.alpha"]);
     for (const profile of ["fast", "full"] as const) {
@@ -99,17 +102,25 @@ describe("shaka-packager's CENC and CBCS files", { timeout: 120_000 }, () => {
       expect(protection, `${profile}: ${JSON.stringify(body.data.metadata)}`).toMatchObject({ encrypted: true, scheme });
       expect([...protection.keySystems].sort()).toEqual(keySystems);
       for (const [browser, v] of verdicts(body)) expect(v.verdict, `${profile} ${browser}`).not.toBe("native");
-      expect(body.data.playback.compatibility.chrome).toMatchObject({ verdict: "eme", keySystem: "com.widevine.alpha" });
-      expect(body.data.playback.compatibility.edge.verdict).toBe("eme");
+      if (scheme === "cenc" || scheme === "cbcs") {
+        expect(body.data.playback.compatibility.chrome).toMatchObject({ verdict: "eme", keySystem: "com.widevine.alpha" });
+        expect(body.data.playback.compatibility.edge.verdict).toBe("eme");
+      } else {
+        // EME's encryption schemes are cenc and cbcs: no browser's CDM decrypts cens or cbc1.
+        for (const [browser, v] of verdicts(body)) expect(v.verdict, `${profile} ${browser} ${JSON.stringify(v)}`).toBe("no");
+      }
     }
   });
 
-  it.each(["cenc", "cbcs"])("%s DASH manifest: the scheme and key systems of its ContentProtection", async (set) => {
+  it.each(["cenc", "cbcs", "cens", "cbc1"])("%s DASH manifest: the scheme and key systems of its ContentProtection", async (set) => {
     const { status, body } = await inspect(dash(`packaged/${set}/manifest.mpd`), "profile=fast");
     expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
     expect(body.data.metadata.protection).toMatchObject({ encrypted: true, scheme: set });
     expect([...body.data.metadata.protection.keySystems].sort()).toEqual(["com.microsoft.playready", "com.widevine.alpha"]);
-    for (const [browser, v] of verdicts(body)) expect(v.verdict, browser).not.toBe("native");
+    for (const [browser, v] of verdicts(body)) {
+      if (set === "cenc" || set === "cbcs") expect(v.verdict, browser).not.toBe("native");
+      else expect(v.verdict, browser).toBe("no");
+    }
   });
 
   it.each(["cenc", "cbcs"])("%s HLS master: the KEYFORMATs of its media playlists' keys, never native", async (set) => {
@@ -148,6 +159,25 @@ describe("shaka-packager's clear package with three audio languages, audio descr
     expect(tracks.audio.map((a: Audio) => [a.language, a.role ?? "main"]).sort(), JSON.stringify(tracks)).toEqual([...audioWanted].sort());
     expect(tracks.text.map((t: Text) => [t.kind, t.language])).toEqual([["subtitles", "es"]]);
     expect(body.data.accessibility).toMatchObject({ audioDescription: true, subtitles: true });
+  });
+});
+
+describe("mkvmerge's languages and track flags: every track ffprobe lists, with language, role and kind", { timeout: 60_000 }, () => {
+  const roleOf = (d: string[]) => (d.includes("visual_impaired") ? "description" : d.includes("comment") ? "commentary" : undefined);
+  const kindOf = (d: string[]) => (d.includes("hearing_impaired") || d.includes("captions") ? "captions" : d.includes("forced") ? "forced" : "subtitles");
+  it.each(["fast", "full"] as const)("flags/mkvmerge.mkv in %s", async (profile) => {
+    const probed = readings.streams["flags/mkvmerge.mkv"]!;
+    expect(probed.filter((s) => s.type === "audio").length).toBe(4);
+    const { status, body } = await inspect(media(at("flags/mkvmerge.mkv")), `profile=${profile}`);
+    expect([200, 202], JSON.stringify(body).slice(0, 400)).toContain(status);
+    const tracks = body.data.metadata?.tracks;
+    if (profile === "full" && !body.processing?.completedStages?.some((s: string) => s.startsWith("metadata:"))) return;
+    const why = JSON.stringify(tracks);
+    expect(tracks.audio.map((a: Audio) => [a.language, a.role === "main" ? undefined : a.role]), why)
+      .toEqual(probed.filter((s) => s.type === "audio").map((s) => [bcp47[s.language ?? "und"], roleOf(s.dispositions)]));
+    expect(tracks.text.map((t: Text & { forced?: boolean }) => [t.format, t.language, t.kind, t.forced ?? false]), why)
+      .toEqual(probed.filter((s) => s.type === "subtitle").map((s) => ["srt", bcp47[s.language ?? "und"], kindOf(s.dispositions), s.dispositions.includes("forced")]));
+    expect(body.data.accessibility).toMatchObject({ captions: true, audioDescription: true, languages: { audio: ["en", "fr"], text: ["es", "en"] } });
   });
 });
 
