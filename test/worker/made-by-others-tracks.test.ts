@@ -200,3 +200,12 @@ describe("chapters written by mkvmerge and node-id3 (not ffmpeg): ffprobe's star
   });
   it("full was compared on most files", () => expect(fullCompared).toBeGreaterThanOrEqual(files.length - 1));
 });
+
+describe("mux.js's packed-audio segment (ID3 then ADTS AAC, as HLS carries audio)", () => {
+  it("is audio that every browser plays (each engine has an ADTS demuxer)", async () => {
+    const { status, body } = await inspect(media(at("muxjs/test-aac-segment.aac"), "type=audio%2Faac"), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    expect(body.data.semantic.semanticType).toBe("audio");
+    for (const [browser, v] of verdicts(body)) expect(v.verdict, `${browser} ${JSON.stringify(v.reasons)}`).toBe("native");
+  });
+});
