@@ -3,7 +3,8 @@
 // - mux.js test/segments, shipped in its npm package: the video.js team's own caption test files (MPEG-TS with
 //   CEA-608 in the H.264 SEI on CC1 and CC3, a fragmented MP4 init + media segment with CEA-608, one whose SEI is
 //   malformed, one with WebVTT in MP4), served as published; the fragmented ones also as init + segment joined,
-//   which is what a player appends to its buffer.
+//   which is what a player appends to its buffer; and its Sintel captions re-encoded by ffmpeg into a progressive
+//   MP4 and a Matroska file (made here: the captions are mux.js's, the containers ffmpeg's).
 // - shaka-packager, Google's packager, shipped as a binary in its npm package: CENC (AES-CTR) and CBCS (AES-CBC,
 //   1:9 pattern) files with Widevine, PlayReady and FairPlay signalling, their DASH and HLS manifests, and a clear
 //   package with three audio languages (one an audio-description track) and WebVTT subtitles. Its input is a short
@@ -39,6 +40,20 @@ export const muxCaptionFiles = {
   ts: ["sintel-captions.ts", "multi-channel-608-captions.ts", "test-segment.ts", "test-middle-pat-pmt.ts", "test-no-audio-segment.ts"],
   joined: { "dash-608-captions.mp4": ["dash-608-captions-init.mp4", "dash-608-captions-seg.m4s"], "malformed-sei.mp4": ["malformed-sei-init.mp4", "malformed-sei.m4s"] },
 } as const;
+/**
+ * mux.js's Sintel captions carried through an ffmpeg re-encode (libx264 writes the decoded frames' A/53 side data
+ * back as SEI with -a53cc 1, and drops it with -a53cc 0) into a progressive MP4 and a Matroska file: containers
+ * mux.js's files do not cover. The captions are the original's; the files are made here.
+ */
+export const reencodedFiles = ["reencoded/a53cc.mp4", "reencoded/a53cc.mkv", "reencoded/no-cc.mp4"] as const;
+
+function ensureReencodedFiles(dir: string, segments: string): void {
+  const source = join(segments, "sintel-captions.ts");
+  makeMissing(join(dir, "reencoded"), reencodedFiles.map((f) => f.slice("reencoded/".length)), (file, partial) =>
+    execFileSync(ffmpeg, ["-v", "error", "-y", "-i", source, "-c:v", "libx264", "-preset", "veryfast", "-a53cc", file.startsWith("no-") ? "0" : "1",
+      "-c:a", "copy", ...(file.endsWith(".mkv") ? ["-f", "matroska"] : ["-movflags", "+faststart", "-f", "mp4"]), partial]));
+}
+
 /** mux.js's WebVTT-in-MP4 pair, joined. */
 export const muxWebvtt = { "test-webvtt.mp4": ["test-webvtt-init.mp4", "test-webvtt.m4s"] } as const;
 
@@ -183,6 +198,7 @@ export function ensureOthersTrackFixtures(dir: string, repoRoot: string): string
     mkdirSync(partial, { recursive: true });
     execFileSync(packager, packagerArgs(set), { cwd: partial, stdio: ["ignore", "ignore", "pipe"] });
   });
+  ensureReencodedFiles(dir, segments);
   ensureChapteredFiles(dir, repoRoot);
   ensureFlaggedFiles(dir);
   return dir;
@@ -202,9 +218,9 @@ export interface CaptionReading {
   ffprobeCaptionFrames: number;
   /** ffprobe's stream-level flag (ffprobe 5.1 sets it only when the frames it decodes while probing carry captions). */
   ffprobeClosedCaptions: boolean;
-  /** Caption cues mux.js parses out of the file, and the 608 channels they are on. */
-  muxCues: number;
-  muxChannels: string[];
+  /** Caption cues mux.js parses out of the file, and the 608 channels they are on (absent: mux.js reads only TS and fMP4). */
+  muxCues?: number;
+  muxChannels?: string[];
 }
 
 /** mp4box.js's reading of an encrypted file's boxes. */
@@ -236,7 +252,7 @@ export interface OthersTracksContext {
 
 /** The readings test/worker/made-by-others-tracks.test.ts compares the service with. */
 export async function othersTrackReadings(dir: string, repoRoot: string): Promise<OthersTracksContext> {
-  const captionFiles = [...muxCaptionFiles.ts.map((f) => `muxjs/${f}`), ...Object.keys(muxCaptionFiles.joined).map((f) => `joined/${f}`)];
+  const captionFiles = [...muxCaptionFiles.ts.map((f) => `muxjs/${f}`), ...Object.keys(muxCaptionFiles.joined).map((f) => `joined/${f}`), ...reencodedFiles];
   const captions = await mapLimit(captionFiles, 3, (file) => captionReading(dir, file, repoRoot));
   const streamFiles = [...captionFiles, ...Object.keys(muxWebvtt).map((f) => `joined/${f}`),
     ...langsFiles.map((f) => `packaged/langs/${f}`), ...flaggedFiles,
@@ -283,7 +299,8 @@ async function captionReading(dir: string, file: string, repoRoot: string): Prom
   const frames = await ffprobeJson(path, ["-select_streams", "v:0", "-show_frames", "-show_entries", "frame=side_data_list"]) as
     { frames?: { side_data_list?: { side_data_type?: string }[] }[] };
   const streams = await ffprobeJson(path, ["-select_streams", "v:0", "-show_streams"]) as { streams: { closed_captions?: number }[] };
-  const mux = muxCaptions(repoRoot, file.startsWith("joined/") ? (muxCaptionFiles.joined as Record<string, readonly string[]>)[file.slice(7)]! : undefined, path);
+  const mux = file.startsWith("reencoded/") ? {}
+    : muxCaptions(repoRoot, file.startsWith("joined/") ? (muxCaptionFiles.joined as Record<string, readonly string[]>)[file.slice(7)]! : undefined, path);
   return {
     ffprobeCaptionFrames: (frames.frames ?? []).filter((f) => f.side_data_list?.some((s) => s.side_data_type === "ATSC A53 Part 4 Closed Captions")).length,
     ffprobeClosedCaptions: streams.streams[0]?.closed_captions === 1,
