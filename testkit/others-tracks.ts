@@ -17,9 +17,10 @@
 // the stream), mp4box.js (sample entries, schm, tenc, pssh), and ffmpeg decrypting the packager's output with the
 // key: the decoded frames must equal the clear clip's, and differ without the key, so the encryption is real.
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { createFile, MP4BoxBuffer } from "mp4box";
 import { ffprobeJson, mapLimit } from "./ffprobe-reference.ts";
@@ -378,8 +379,26 @@ declare module "vitest" {
   }
 }
 
-/** Everything the worker set-up needs: makes what is missing, then reads it. */
+/**
+ * Everything the worker set-up needs: makes what is missing, then reads it. The readings (ffprobe decoding every
+ * frame, ffmpeg decrypting) take seconds, so they are kept beside the files under a digest of the files and of this
+ * module, and read again only when either changes.
+ */
 export async function prepareOthersTracks(repoRoot: string): Promise<OthersTracksContext> {
   const dir = ensureOthersTrackFixtures(othersTracksDir(repoRoot), repoRoot);
-  return othersTrackReadings(dir, repoRoot);
+  const hash = createHash("sha256").update(readFileSync(import.meta.filename));
+  const walk = (at: string) => {
+    for (const name of readdirSync(at).sort()) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (!name.startsWith("readings-") && !name.startsWith("partial-")) hash.update(relative(dir, path)).update(readFileSync(path));
+    }
+  };
+  walk(dir);
+  const file = `readings-${hash.digest("hex").slice(0, 16)}.json`;
+  if (existsSync(join(dir, file))) return JSON.parse(readFileSync(join(dir, file), "utf8")) as OthersTracksContext;
+  const readings = await othersTrackReadings(dir, repoRoot);
+  for (const old of readdirSync(dir).filter((n) => n.startsWith("readings-"))) rmSync(join(dir, old), { force: true });
+  makeMissing(dir, [file], (_, partial) => writeFileSync(partial, JSON.stringify(readings)));
+  return readings;
 }

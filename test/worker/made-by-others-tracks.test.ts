@@ -26,7 +26,7 @@ const keySystemOf: Record<string, string> = {
 interface Text { kind: string; format: string; language?: string }
 interface Audio { codec: string; language?: string; role?: string }
 const texts = (body: any): Text[] => body?.data?.metadata?.tracks?.text ?? [];
-const verdicts = (body: any) => Object.entries(body?.data?.playback?.compatibility ?? {}) as [string, { verdict: string; keySystem?: string }][];
+const verdicts = (body: any) => Object.entries(body?.data?.playback?.compatibility ?? {}) as [string, { verdict: string; keySystem?: string; reasons: string[] }][];
 
 describe("mux.js caption files (and its captions re-encoded by ffmpeg): CEA-608 flagged exactly where ffprobe and mux.js find captions", { timeout: 120_000 }, () => {
   const files = Object.keys(readings.captions);
