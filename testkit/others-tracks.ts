@@ -59,7 +59,7 @@ function ensureReencodedFiles(dir: string, segments: string): void {
 export const muxWebvtt = { "test-webvtt.mp4": ["test-webvtt-init.mp4", "test-webvtt.m4s"] } as const;
 
 /** Packager runs: each writes a folder of files (media, DASH manifest, HLS master and media playlists). */
-export const packagedSets = ["cenc", "cbcs", "cens", "cbc1", "langs"] as const;
+export const packagedSets = ["cenc", "cbcs", "cens", "cbc1", "langs", "segmented"] as const;
 export type PackagedSet = (typeof packagedSets)[number];
 /** The clear set's media files. */
 export const langsFiles = ["video.mp4", "audio-en.mp4", "audio-fr.mp4", "audio-desc.mp4", "text-es.mp4"] as const;
@@ -87,6 +87,11 @@ function packagerArgs(set: PackagedSet): string[] {
   const manifests = ["--mpd_output", "manifest.mpd", "--hls_master_playlist_output", "master.m3u8"];
   if (set === "cenc") return [...av, ...drm("cenc", "Widevine,PlayReady"), ...manifests];
   if (set === "cbcs") return [...av, ...drm("cbcs", "Widevine,PlayReady,FairPlay"), ...manifests];
+  // Live-profile output: an init segment (moov with the pssh boxes) and 2 s media segments (moof with senc only).
+  if (set === "segmented") {
+    return ["in=../clip.mp4,stream=video,init_segment=video-init.mp4,segment_template=video-$Number$.m4s", ...drm("cbcs", "Widevine,PlayReady"),
+      "--segment_duration", "2", "--mpd_output", "manifest.mpd"];
+  }
   // The two schemes no browser's EME takes, video only (ffmpeg 5.1, the check that the encryption is real, cannot
   // decrypt their audio), and DASH only (HLS has no way to name them).
   if (set === "cens" || set === "cbc1") return ["in=../clip.mp4,stream=video,output=video.mp4", ...drm(set, "Widevine,PlayReady"), "--mpd_output", "manifest.mpd"];
@@ -198,6 +203,8 @@ export function ensureOthersTrackFixtures(dir: string, repoRoot: string): string
   makeMissing(packaged, packagedSets, (set, partial) => {
     mkdirSync(partial, { recursive: true });
     execFileSync(packager, packagerArgs(set), { cwd: partial, stdio: ["ignore", "ignore", "pipe"] });
+    // What a player appends: the init segment, then the first media segment (for ffmpeg's decryption check).
+    if (set === "segmented") writeFileSync(join(partial, "joined.mp4"), Buffer.concat(["video-init.mp4", "video-1.m4s"].map((f) => readFileSync(join(partial, f)))));
   });
   ensureReencodedFiles(dir, segments);
   ensureChapteredFiles(dir, repoRoot);
@@ -245,6 +252,8 @@ export interface OthersTracksContext {
   /** Every stream ffprobe lists per file (type, codec, language, default disposition), for the text and audio comparisons. */
   streams: Record<string, ProbedStream[]>;
   boxes: Record<string, BoxReading>;
+  /** The packager's segmented cbcs output: mp4box.js's reading of the init segment and of the first media segment. */
+  segmented: { init: BoxReading; segmentBoxes: string[]; segmentTrafBoxes: string[]; joinedDecrypts: { withKeyEqualsClear: boolean; withoutKeyDiffers: boolean } };
   /** ffprobe's chapters (start in seconds, title) per chaptered file. */
   chapters: Record<string, { start: number; title?: string }[]>;
   /** Per encrypted file: ffmpeg's decoded frames with the key are the clear clip's; without it they are not. */
@@ -279,7 +288,17 @@ export async function othersTrackReadings(dir: string, repoRoot: string): Promis
     // list hides): the clip's frames must all be there, in order.
     return { withKeyEqualsClear: want.length > 0 && (withKey === want || withKey.endsWith(`\n${want}`)), withoutKeyDiffers: !withoutKey.includes(want) };
   });
+  const segmentedDir = join(dir, "packaged", "segmented");
+  const joinedWith = await frameHashes(join(segmentedDir, "joined.mp4"), "0", ["-decryption_key", testKey.key]).catch(() => "");
+  const joinedWithout = await frameHashes(join(segmentedDir, "joined.mp4"), "0").catch(() => "");
+  const segment = segmentBoxes(join(segmentedDir, "video-1.m4s"));
+  const segmented = {
+    init: boxReading(join(segmentedDir, "video-init.mp4")), ...segment,
+    // The first segment's frames are the clip's first frames.
+    joinedDecrypts: { withKeyEqualsClear: joinedWith.length > 0 && clear.startsWith(`${joinedWith}\n`), withoutKeyDiffers: !clear.startsWith(`${joinedWithout}\n`) },
+  };
   return {
+    segmented,
     captions: Object.fromEntries(captionFiles.map((f, i) => [f, captions[i]!])),
     streams: Object.fromEntries(streamFiles.map((f, i) => [f, streams[i]!])),
     // mp4box.js reads every packaged file (it throws on mux.js's WebVTT file, whose elng box is empty: ffprobe's reading only there).
@@ -370,6 +389,16 @@ export function boxReading(path: string): BoxReading {
     }),
     psshSystemIds: (moov.psshs ?? []).map((p) => p.system_id),
   };
+}
+
+/** mp4box.js's top-level boxes of a media segment, and the boxes of its first moof's first traf. */
+function segmentBoxes(path: string): { segmentBoxes: string[]; segmentTrafBoxes: string[] } {
+  const bytes = readFileSync(path);
+  const file = createFile();
+  file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, 0));
+  file.flush();
+  const parsed = file as unknown as { boxes: { type: string }[]; moofs?: { trafs?: { boxes?: { type: string }[] }[] }[] };
+  return { segmentBoxes: parsed.boxes.map((b) => b.type), segmentTrafBoxes: (parsed.moofs?.[0]?.trafs?.[0]?.boxes ?? []).map((b) => b.type) };
 }
 
 declare module "vitest" {

@@ -147,6 +147,37 @@ describe("shaka-packager's CENC and CBCS files", { timeout: 120_000 }, () => {
   });
 });
 
+describe("shaka-packager's segmented cbcs output (init segment + media segments)", { timeout: 60_000 }, () => {
+  const { init, segmentBoxes, segmentTrafBoxes, joinedDecrypts } = readings.segmented;
+  it("is real encryption, as mp4box.js and ffmpeg read it", () => {
+    expect(joinedDecrypts).toEqual({ withKeyEqualsClear: true, withoutKeyDiffers: true });
+    expect(init.tracks).toMatchObject([{ entry: "encv", scheme: "cbcs", pattern: [1, 9] }]);
+    expect(segmentBoxes).toContain("moof");
+    expect(segmentTrafBoxes).toContain("senc");
+  });
+
+  it("the init segment: scheme and key systems of its moov; eme, never native", async () => {
+    const { status, body } = await inspect(media(at("packaged/segmented/video-init.mp4")), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    expect(body.data.metadata.protection).toMatchObject({ encrypted: true, scheme: "cbcs" });
+    expect([...body.data.metadata.protection.keySystems].sort()).toEqual(init.psshSystemIds.map((id) => keySystemOf[id]).sort());
+    for (const [browser, v] of verdicts(body)) expect(v.verdict, browser).not.toBe("native");
+  });
+
+  it("a media segment alone (its moof holds senc and no pssh): encrypted, naming no key system", async () => {
+    const { status, body } = await inspect(media(at("packaged/segmented/video-1.m4s"), "type=video%2Fmp4"), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    expect(body.data.metadata?.protection, JSON.stringify(body.data.metadata)).toEqual({ encrypted: true, keySystems: [] });
+    for (const [browser, v] of verdicts(body)) expect(v.verdict, browser).not.toBe("native");
+  });
+
+  it("its DASH manifest: cbcs with Widevine and PlayReady", async () => {
+    const { body } = await inspect(dash("packaged/segmented/manifest.mpd"), "profile=fast");
+    expect(body.data.metadata.protection).toMatchObject({ encrypted: true, scheme: "cbcs" });
+    expect([...body.data.metadata.protection.keySystems].sort()).toEqual(["com.microsoft.playready", "com.widevine.alpha"]);
+  });
+});
+
 describe("shaka-packager's clear package with three audio languages, audio description and subtitles", { timeout: 60_000 }, () => {
   const audioWanted = [["en", "main"], ["fr", "main"], ["en", "description"]];
   it("DASH: languages, the Role description, and the WebVTT text track", async () => {
