@@ -247,11 +247,54 @@ export interface ProbedStream {
   dispositions: string[];
 }
 
+export interface HlsRendition {
+  type: "AUDIO" | "SUBTITLES" | "CLOSED-CAPTIONS";
+  language?: string;
+  default: boolean;
+  forced?: boolean;
+  characteristics?: string;
+  instreamId?: string;
+}
+
+/** HLS masters whose renditions m3u8-parser reads: one of its own fixtures (closed captions) and the packager's. */
+export const hlsMasters = {
+  "others/m3u8/master-fmp4.m3u8": ["node_modules", "m3u8-parser", "test", "fixtures", "integration", "master-fmp4.m3u8"],
+  "others-tracks/packaged/langs/master.m3u8": ["test", ".fixtures", "made-by-others-tracks", "others-tracks", "packaged", "langs", "master.m3u8"],
+  "others-tracks/packaged/cbcs/master.m3u8": ["test", ".fixtures", "made-by-others-tracks", "others-tracks", "packaged", "cbcs", "master.m3u8"],
+} as const;
+
+interface M3u8Parser { push(text: string): void; end(): void; manifest: { mediaGroups?: Record<string, Record<string, Record<string, Record<string, unknown>>>> } }
+
+/** m3u8-parser's renditions of one master playlist. */
+function hlsRenditions(repoRoot: string, path: string): HlsRendition[] {
+  const { Parser } = createRequire(join(repoRoot, "package.json"))("m3u8-parser") as { Parser: new () => M3u8Parser };
+  const parser = new Parser();
+  parser.push(readFileSync(path, "utf8"));
+  parser.end();
+  const out: HlsRendition[] = [];
+  for (const type of ["AUDIO", "SUBTITLES", "CLOSED-CAPTIONS"] as const) {
+    for (const group of Object.values(parser.manifest.mediaGroups?.[type] ?? {})) {
+      for (const r of Object.values(group)) {
+        out.push({
+          type, default: r.default === true,
+          ...(typeof r.language === "string" ? { language: r.language } : {}),
+          ...(typeof r.forced === "boolean" ? { forced: r.forced } : {}),
+          ...(typeof r.characteristics === "string" ? { characteristics: r.characteristics } : {}),
+          ...(typeof r.instreamId === "string" ? { instreamId: r.instreamId } : {}),
+        });
+      }
+    }
+  }
+  return out;
+}
+
 export interface OthersTracksContext {
   captions: Record<string, CaptionReading>;
   /** Every stream ffprobe lists per file (type, codec, language, default disposition), for the text and audio comparisons. */
   streams: Record<string, ProbedStream[]>;
   boxes: Record<string, BoxReading>;
+  /** m3u8-parser's media groups of HLS masters (by their /media path): one entry per rendition, in group order. */
+  hls: Record<string, HlsRendition[]>;
   /** The packager's segmented cbcs output: mp4box.js's reading of the init segment and of the first media segment. */
   segmented: { init: BoxReading; segmentBoxes: string[]; segmentTrafBoxes: string[]; joinedDecrypts: { withKeyEqualsClear: boolean; withoutKeyDiffers: boolean } };
   /** ffprobe's chapters (start in seconds, title) per chaptered file. */
@@ -298,6 +341,7 @@ export async function othersTrackReadings(dir: string, repoRoot: string): Promis
     joinedDecrypts: { withKeyEqualsClear: joinedWith.length > 0 && clear.startsWith(`${joinedWith}\n`), withoutKeyDiffers: !clear.startsWith(`${joinedWithout}\n`) },
   };
   return {
+    hls: Object.fromEntries(Object.entries(hlsMasters).map(([key, parts]) => [key, hlsRenditions(repoRoot, join(repoRoot, ...parts))])),
     segmented,
     captions: Object.fromEntries(captionFiles.map((f, i) => [f, captions[i]!])),
     streams: Object.fromEntries(streamFiles.map((f, i) => [f, streams[i]!])),
@@ -424,6 +468,7 @@ export async function prepareOthersTracks(repoRoot: string): Promise<OthersTrack
     }
   };
   walk(dir);
+  for (const parts of Object.values(hlsMasters)) hash.update(readFileSync(join(repoRoot, ...parts)));
   const file = `readings-${hash.digest("hex").slice(0, 16)}.json`;
   if (existsSync(join(dir, file))) return JSON.parse(readFileSync(join(dir, file), "utf8")) as OthersTracksContext;
   const readings = await othersTrackReadings(dir, repoRoot);

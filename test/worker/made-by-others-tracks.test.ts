@@ -152,6 +152,22 @@ describe("shaka-packager's CENC and CBCS files", { timeout: 120_000 }, () => {
   });
 });
 
+describe("HLS masters' renditions as m3u8-parser reads them: audio languages and description, subtitles, closed captions", { timeout: 60_000 }, () => {
+  const lang = (l?: string) => (l === undefined || l.length === 2 ? l : bcp47[l]);
+  it.each(Object.keys(readings.hls))("%s", async (path) => {
+    const renditions = readings.hls[path]!;
+    const { status, body } = await inspect(media(path, `type=${encodeURIComponent("application/vnd.apple.mpegurl")}`), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    const tracks = body.data.metadata.tracks;
+    const why = JSON.stringify(tracks);
+    expect(tracks.audio.map((a: Audio & { default?: boolean }) => [a.language, a.role === "description", a.default]), why).toEqual(renditions
+      .filter((r) => r.type === "AUDIO").map((r) => [lang(r.language), (r.characteristics ?? "").includes("public.accessibility.describes-video"), r.default]));
+    expect(tracks.text.map((t: Text & { default?: boolean }) => [t.kind, t.language, t.default, t.kind === "captions" ? t.format : undefined]), why).toEqual(renditions
+      .filter((r) => r.type !== "AUDIO").map((r) => r.type === "SUBTITLES" ? [r.forced ? "forced" : "subtitles", lang(r.language), r.default, undefined]
+        : ["captions", lang(r.language), r.default, /^SERVICE/.test(r.instreamId ?? "") ? "cea-708" : "cea-608"]));
+  });
+});
+
 describe("shaka-packager's segmented cbcs output (init segment + media segments)", { timeout: 60_000 }, () => {
   const { init, segmentBoxes, segmentTrafBoxes, joinedDecrypts } = readings.segmented;
   it("is real encryption, as mp4box.js and ffmpeg read it", () => {
