@@ -288,6 +288,34 @@ function hlsRenditions(repoRoot: string, path: string): HlsRendition[] {
   return out;
 }
 
+/** What mpd-parser reads from a DASH manifest: audio and subtitle groups, and the first playlist's protection. */
+export interface DashReading {
+  audio: { language?: string; description: boolean }[];
+  subtitles: { language?: string }[];
+  scheme?: string;
+  keySystems: string[];
+}
+
+interface MpdGroup { language?: string; playlists?: { contentProtection?: Record<string, { attributes?: { value?: string } }> }[] }
+interface MpdManifest { mediaGroups?: Record<string, Record<string, Record<string, MpdGroup>>>; playlists?: { contentProtection?: Record<string, { attributes?: { value?: string } }> }[] }
+
+/** mpd-parser's reading (it names a Role description group "<lang> (description)", and protection by EME key system). */
+async function dashReading(path: string): Promise<DashReading> {
+  const { parse } = await import("mpd-parser") as unknown as { parse(text: string, options: { manifestUri: string }): MpdManifest };
+  const m = parse(readFileSync(path, "utf8"), { manifestUri: "http://origin.invalid/manifest.mpd" });
+  const groups = (type: string) => Object.values(m.mediaGroups?.[type] ?? {}).flatMap((g) => Object.entries(g));
+  const protection = m.playlists?.[0]?.contentProtection ?? {};
+  return {
+    audio: groups("AUDIO").map(([name, g]) => ({ ...(g.language ? { language: g.language } : {}), description: name.endsWith("(description)") })),
+    subtitles: groups("SUBTITLES").map(([, g]) => (g.language ? { language: g.language } : {})),
+    ...(protection.mp4protection?.attributes?.value ? { scheme: protection.mp4protection.attributes.value } : {}),
+    keySystems: Object.keys(protection).filter((k) => k !== "mp4protection").sort(),
+  };
+}
+
+/** The packager's DASH manifests mpd-parser reads. */
+export const dashManifests = ["langs", "cenc", "cbcs", "cens", "cbc1", "segmented"].map((set) => `packaged/${set}/manifest.mpd`);
+
 export interface OthersTracksContext {
   captions: Record<string, CaptionReading>;
   /** Every stream ffprobe lists per file (type, codec, language, default disposition), for the text and audio comparisons. */
@@ -295,6 +323,8 @@ export interface OthersTracksContext {
   boxes: Record<string, BoxReading>;
   /** m3u8-parser's media groups of HLS masters (by their /media path): one entry per rendition, in group order. */
   hls: Record<string, HlsRendition[]>;
+  /** mpd-parser's reading of the packager's DASH manifests (by their /media path). */
+  dash: Record<string, DashReading>;
   /** The packager's segmented cbcs output: mp4box.js's reading of the init segment and of the first media segment. */
   segmented: { init: BoxReading; segmentBoxes: string[]; segmentTrafBoxes: string[]; joinedDecrypts: { withKeyEqualsClear: boolean; withoutKeyDiffers: boolean } };
   /** ffprobe's chapters (start in seconds, title) per chaptered file. */
@@ -340,7 +370,9 @@ export async function othersTrackReadings(dir: string, repoRoot: string): Promis
     // The first segment's frames are the clip's first frames.
     joinedDecrypts: { withKeyEqualsClear: joinedWith.length > 0 && clear.startsWith(`${joinedWith}\n`), withoutKeyDiffers: !clear.startsWith(`${joinedWithout}\n`) },
   };
+  const dash = await mapLimit(dashManifests, 3, (f) => dashReading(join(dir, f)));
   return {
+    dash: Object.fromEntries(dashManifests.map((f, i) => [`others-tracks/${f}`, dash[i]!])),
     hls: Object.fromEntries(Object.entries(hlsMasters).map(([key, parts]) => [key, hlsRenditions(repoRoot, join(repoRoot, ...parts))])),
     segmented,
     captions: Object.fromEntries(captionFiles.map((f, i) => [f, captions[i]!])),

@@ -168,6 +168,24 @@ describe("HLS masters' renditions as m3u8-parser reads them: audio languages and
   });
 });
 
+describe("the packager's DASH manifests as mpd-parser reads them: languages, description, subtitles, scheme, key systems", { timeout: 60_000 }, () => {
+  it.each(Object.keys(readings.dash))("%s", async (path) => {
+    const want = readings.dash[path]!;
+    const { status, body } = await inspect(media(path, `type=${encodeURIComponent("application/dash+xml")}`), "profile=fast");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(200);
+    const { tracks, protection } = body.data.metadata;
+    const why = JSON.stringify(body.data.metadata);
+    expect(tracks.audio.map((a: Audio) => ({ ...(a.language ? { language: a.language } : {}), description: a.role === "description" })), why).toEqual(want.audio);
+    expect(tracks.text.filter((t: Text) => t.kind === "subtitles").map((t: Text) => (t.language ? { language: t.language } : {})), why).toEqual(want.subtitles);
+    if (want.scheme) {
+      expect(protection, why).toMatchObject({ encrypted: true, scheme: want.scheme });
+      expect([...protection.keySystems].sort()).toEqual(want.keySystems);
+    } else {
+      expect(protection, why).toBeUndefined();
+    }
+  });
+});
+
 describe("shaka-packager's segmented cbcs output (init segment + media segments)", { timeout: 60_000 }, () => {
   const { init, segmentBoxes, segmentTrafBoxes, joinedDecrypts } = readings.segmented;
   it("is real encryption, as mp4box.js and ffmpeg read it", () => {
