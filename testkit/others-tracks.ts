@@ -4,7 +4,8 @@
 //   CEA-608 in the H.264 SEI on CC1 and CC3, a fragmented MP4 init + media segment with CEA-608, one whose SEI is
 //   malformed, one with WebVTT in MP4), served as published; the fragmented ones also as init + segment joined,
 //   which is what a player appends to its buffer; and its Sintel captions re-encoded by ffmpeg into a progressive
-//   MP4 and a Matroska file (made here: the captions are mux.js's, the containers ffmpeg's).
+//   MP4 and a Matroska file (made here: the captions are mux.js's, the containers ffmpeg's); and mux.js's captured
+//   CEA-608 + CEA-708 constructs written into the SEI of a clip made here.
 // - shaka-packager, Google's packager, shipped as a binary in its npm package: CENC (AES-CTR) and CBCS (AES-CBC,
 //   1:9 pattern) files with Widevine, PlayReady and FairPlay signalling, their DASH and HLS manifests, and a clear
 //   package with three audio languages (one an audio-description track) and WebVTT subtitles. Its input is a short
@@ -25,6 +26,7 @@ import { promisify } from "node:util";
 import { createFile, MP4BoxBuffer } from "mp4box";
 import { ffprobeJson, mapLimit } from "./ffprobe-reference.ts";
 import { makeMissing } from "./make-missing.ts";
+import { muxCaptionPackets, writeCaptionedTs } from "./cea-packet-stream.ts";
 
 const ffmpeg = process.env.FFMPEG_PATH ?? "ffmpeg";
 const execFileAsync = promisify(execFile);
@@ -54,6 +56,9 @@ function ensureReencodedFiles(dir: string, segments: string): void {
     execFileSync(ffmpeg, ["-v", "error", "-y", "-i", source, "-c:v", "libx264", "-preset", "veryfast", "-a53cc", file.startsWith("no-") ? "0" : "1",
       "-c:a", "copy", ...(file.endsWith(".mkv") ? ["-f", "matroska"] : ["-movflags", "+faststart", "-f", "mp4"]), partial]));
 }
+
+/** mux.js's captured CEA-608 + CEA-708 constructs in the SEI of a clip made here (testkit/cea-packet-stream.ts). */
+export const capturedFiles = ["captured/mixed-608-708.ts"] as const;
 
 /** mux.js's WebVTT-in-MP4 pair, joined. */
 export const muxWebvtt = { "test-webvtt.mp4": ["test-webvtt-init.mp4", "test-webvtt.m4s"] } as const;
@@ -207,6 +212,8 @@ export function ensureOthersTrackFixtures(dir: string, repoRoot: string): string
     if (set === "segmented") writeFileSync(join(partial, "joined.mp4"), Buffer.concat(["video-init.mp4", "video-1.m4s"].map((f) => readFileSync(join(partial, f)))));
   });
   ensureReencodedFiles(dir, segments);
+  makeMissing(join(dir, "captured"), ["mixed-608-708.ts"], (_, partial) =>
+    writeCaptionedTs(muxCaptionPackets(repoRoot, "mixed-608-708-captions"), partial, join(dir, "captured")));
   ensureChapteredFiles(dir, repoRoot);
   ensureFlaggedFiles(dir);
   return dir;
@@ -335,7 +342,8 @@ export interface OthersTracksContext {
 
 /** The readings test/worker/made-by-others-tracks.test.ts compares the service with. */
 export async function othersTrackReadings(dir: string, repoRoot: string): Promise<OthersTracksContext> {
-  const captionFiles = [...muxCaptionFiles.ts.map((f) => `muxjs/${f}`), ...Object.keys(muxCaptionFiles.joined).map((f) => `joined/${f}`), ...reencodedFiles];
+  const captionFiles = [...muxCaptionFiles.ts.map((f) => `muxjs/${f}`), ...Object.keys(muxCaptionFiles.joined).map((f) => `joined/${f}`), ...reencodedFiles,
+    ...capturedFiles];
   const captions = await mapLimit(captionFiles, 3, (file) => captionReading(dir, file, repoRoot));
   const streamFiles = [...captionFiles, ...Object.keys(muxWebvtt).map((f) => `joined/${f}`),
     ...langsFiles.map((f) => `packaged/langs/${f}`), ...flaggedFiles,

@@ -31,9 +31,11 @@ const verdicts = (body: any) => Object.entries(body?.data?.playback?.compatibili
 describe("mux.js caption files (and its captions re-encoded by ffmpeg): CEA-608 flagged exactly where ffprobe and mux.js find captions", { timeout: 120_000 }, () => {
   const files = Object.keys(readings.captions);
   let fullCompared = 0;
-  it("the references find captions in five files and none in five", () => {
+  it("the references find captions in six files (one with CEA-708) and none in five", () => {
     const carrying = files.filter((f) => readings.captions[f]!.ffprobeCaptionFrames > 0).sort();
-    expect(carrying).toEqual(["joined/dash-608-captions.mp4", "muxjs/multi-channel-608-captions.ts", "muxjs/sintel-captions.ts", "reencoded/a53cc.mkv", "reencoded/a53cc.mp4"]);
+    expect(carrying).toEqual(["captured/mixed-608-708.ts", "joined/dash-608-captions.mp4", "muxjs/multi-channel-608-captions.ts", "muxjs/sintel-captions.ts",
+      "reencoded/a53cc.mkv", "reencoded/a53cc.mp4"]);
+    expect(readings.captions["captured/mixed-608-708.ts"]!.muxChannels).toEqual(["CC1", "cc708_1"]);
     expect(files.length - carrying.length).toBe(5);
     expect(readings.captions["muxjs/multi-channel-608-captions.ts"]!.muxChannels).toEqual(["CC1", "CC3"]);
   });
@@ -51,7 +53,10 @@ describe("mux.js caption files (and its captions re-encoded by ffmpeg): CEA-608 
       const why = `${profile} ${file}: ${JSON.stringify({ tracks: body.data.metadata?.tracks, accessibility: body.data.accessibility })}`;
       if (profile === "full") fullCompared++;
       if (carries) {
-        expect(cea, why).toEqual([{ kind: "captions", format: "cea-608" }]);
+        // mux.js names 608 channels CC1-CC4 and 708 services cc708_N; the re-encoded files carry Sintel's CC1.
+        const formats = reading.muxChannels ? [...new Set(reading.muxChannels.map((c) => (c.startsWith("cc708") ? "cea-708" : "cea-608")))] : ["cea-608"];
+        expect(cea.map((t) => t.format).sort(), why).toEqual(formats.sort());
+        for (const t of cea) expect(t, why).toEqual({ kind: "captions", format: t.format });
         expect(body.data.accessibility?.captions, why).toBe(true);
       } else {
         expect(cea, why).toEqual([]);
