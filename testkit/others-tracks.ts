@@ -127,13 +127,23 @@ function ensureFlaggedFiles(dir: string): void {
     if (file === "v.mkv") return run(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-t", "3", "-c:v", "libx264", "-f", "matroska", partial]);
     run(["-f", "lavfi", "-i", `sine=f=${file.slice(1, 4)}`, "-t", "3", "-c:a", "libopus", "-f", "matroska", partial]);
   });
-  makeMissing(flags, ["mkvmerge.mkv"], (_, partial) => execFileSync("mkvmerge", ["--quiet", "-o", partial, "v.mkv",
+  makeMissing(flags, ["mkvmerge.mkv"], (_, partial) => mkvmerge(["--quiet", "-o", partial, "v.mkv",
     "--language", "0:en", "--original-flag", "0:1", "--default-track-flag", "0:1", "a440.mka",
     "--language", "0:fr", "--default-track-flag", "0:0", "a550.mka",
     "--language", "0:en", "--visual-impaired-flag", "0:1", "--default-track-flag", "0:0", "--track-name", "0:Audio description", "a660.mka",
     "--language", "0:en", "--commentary-flag", "0:1", "--default-track-flag", "0:0", "a770.mka",
     "--language", "0:es", "--forced-display-flag", "0:1", "es.srt",
     "--language", "0:en", "--hearing-impaired-flag", "0:1", "--default-track-flag", "0:0", "en.srt"], { cwd: flags }));
+}
+
+/** Runs Debian's mkvmerge, or says how to install it. */
+function mkvmerge(args: string[], options: { cwd: string }): void {
+  try {
+    execFileSync("mkvmerge", args, { ...options, stdio: ["ignore", "ignore", "pipe"] });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error("mkvmerge is missing: apt-get install mkvtoolnix (.ci/run installs it)");
+    throw e;
+  }
 }
 
 /** Chapters every chaptered file gets: starts in ms, and titles (one with non-ASCII letters). */
@@ -168,7 +178,7 @@ function ensureChapteredFiles(dir: string, repoRoot: string): void {
       return writeFileSync(partial, tagged);
     }
     const source = file.endsWith(".mkv") ? "source.mkv" : "source.m4a";
-    execFileSync("mkvmerge", ["--quiet", "-o", partial, "--chapters", "chapters.xml", source], { cwd: chapters });
+    mkvmerge(["--quiet", "-o", partial, "--chapters", "chapters.xml", source], { cwd: chapters });
   });
 }
 
