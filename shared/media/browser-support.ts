@@ -54,7 +54,7 @@ export const codecSupport: Readonly<Record<CodecFamily, Row>> = {
   pcm: all("yes"),
 };
 
-export type ContainerFamily = "mp4" | "webm" | "ogg" | "mpeg" | "flac" | "wav" | "quicktime" | "matroska" | "hls" | "dash";
+export type ContainerFamily = "mp4" | "webm" | "ogg" | "mpeg" | "adts" | "flac" | "wav" | "quicktime" | "matroska" | "hls" | "dash";
 
 /** Containers and delivery (MDN containers; caniuse http-live-streaming; MSE for DASH everywhere, iOS 17.1+ ManagedMediaSource). */
 export const containerSupport: Readonly<Record<ContainerFamily, Row>> = {
@@ -62,6 +62,8 @@ export const containerSupport: Readonly<Record<ContainerFamily, Row>> = {
   webm: all("yes"),
   ogg: { chrome: "yes", firefox: "yes", safari: "no", ios: "no", android: "yes", edge: "yes" },
   mpeg: all("yes"),
+  // Raw AAC in ADTS frames (audio/aac): every engine has a demuxer for it (MDN's ADTS container row).
+  adts: all("yes"),
   flac: all("yes"),
   wav: all("yes"),
   quicktime: { chrome: "no", firefox: "no", safari: "yes", ios: "yes", android: "no", edge: "no" },
@@ -119,7 +121,7 @@ export function containerFamily(mime: string, streaming?: "hls" | "dash"): Conta
   const base = mime.split(";")[0]!.trim().toLowerCase();
   const map: Record<string, ContainerFamily> = {
     "video/mp4": "mp4", "audio/mp4": "mp4", "audio/x-m4a": "mp4", "video/3gpp": "mp4", "video/webm": "webm", "audio/webm": "webm",
-    "audio/ogg": "ogg", "video/ogg": "ogg", "application/ogg": "ogg", "audio/mpeg": "mpeg", "audio/flac": "flac", "audio/x-flac": "flac",
+    "audio/ogg": "ogg", "video/ogg": "ogg", "application/ogg": "ogg", "audio/mpeg": "mpeg", "audio/aac": "adts", "audio/x-aac": "adts", "audio/flac": "flac", "audio/x-flac": "flac",
     "audio/wav": "wav", "audio/x-wav": "wav", "audio/vnd.wave": "wav", "video/quicktime": "quicktime",
     "video/x-matroska": "matroska", "audio/x-matroska": "matroska", "video/matroska": "matroska",
   };
@@ -181,6 +183,12 @@ function protectedVerdict(browser: Browser, protection: NonNullable<PlaybackFact
   if (protection.keySystems.length === 0 && /^(AES-128|SAMPLE-AES)$/i.test(protection.scheme ?? "")) {
     reasons.push(`segments encrypted with ${protection.scheme}: the player fetches the key named in the playlist (no DRM)`);
     return { verdict: viaMse ? "mse" : "native", reasons };
+  }
+  // EME's encryption schemes are cenc and cbcs (the W3C encryptionScheme registry): no browser's CDM takes the two
+  // other Common Encryption schemes, whatever the key system.
+  if (/^(cens|cbc1)$/i.test(protection.scheme ?? "")) {
+    reasons.push(`encrypted${scheme}: Encrypted Media Extensions decrypt only the cenc and cbcs schemes`);
+    return { verdict: "no", reasons };
   }
   const apple = browser === "safari" || browser === "ios";
   // FairPlay, Apple's only key system, decrypts the cbcs scheme alone (and HLS SAMPLE-AES).

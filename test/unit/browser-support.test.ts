@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codecFamily, compatibility, verdictFor } from "../../shared/media/browser-support.ts";
+import { browsers, codecFamily, compatibility, verdictFor } from "../../shared/media/browser-support.ts";
 
 describe("browser verdicts from the support table", () => {
   it("H.264/AAC MP4 plays natively everywhere; a moov at the end is a reason, not a refusal", () => {
@@ -35,6 +35,14 @@ describe("browser verdicts from the support table", () => {
     const hls = compatibility({ mime: "application/vnd.apple.mpegurl", codecs: ["avc1.64001F", "mp4a.40.2"], streaming: "hls" });
     expect(hls.safari.verdict).toBe("native");
     expect(hls.firefox.verdict).toBe("mse");
+  });
+
+  it("raw AAC in ADTS (audio/aac) plays in every browser; open-source Chromium lacks the codec", () => {
+    for (const mime of ["audio/aac", "audio/x-aac"]) {
+      const v = compatibility({ mime, codecs: ["mp4a.40.2"] });
+      for (const b of browsers) expect(v[b].verdict, `${mime} ${b}`).toBe("native");
+    }
+    expect(compatibility({ mime: "audio/aac", codecs: ["mp4a.40.2"] }, { proprietaryCodecs: false, hardwareDecoders: true }).chrome.verdict).toBe("no");
   });
 
   it("an unknown codec is a refusal with its name", () => {

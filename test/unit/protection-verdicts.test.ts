@@ -31,6 +31,14 @@ describe("verdicts of encrypted media", () => {
     expect(v.safari.reasons.join(" ")).toMatch(/decrypts only cbcs/);
   });
 
+  it.each(["cens", "cbc1"])("%s (a scheme EME does not take): no in every browser, whatever the key systems", (scheme) => {
+    const v = compatibility({ ...mp4, protection: { encrypted: true, scheme, keySystems: ["com.widevine.alpha", "com.microsoft.playready", "com.apple.fps"] } });
+    for (const b of browsers) {
+      expect(v[b].verdict, b).toBe("no");
+      expect(v[b].reasons.join(" ")).toMatch(/decrypt only the cenc and cbcs schemes/);
+    }
+  });
+
   it("an unplayable codec stays no whatever the encryption", () => {
     const v = compatibility({ mime: "video/mp4", codecs: ["ac-3"], protection: { encrypted: true, scheme: "cbcs", keySystems: ["com.widevine.alpha"] } });
     expect(v.chrome.verdict).toBe("no");

@@ -28,6 +28,7 @@ import { ensureMoreProvenanceFixtures, exiftoolReadingOf, moovLastFixtures, stil
 import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../../testkit/provenance-fixtures.ts";
 import { silentFlac, writeOnce } from "../../testkit/hostile-inputs.ts";
 import { prepareOthers, type OthersContext } from "../../testkit/made-by-others.ts";
+import { othersTracksServeDir, prepareOthersTracks } from "../../testkit/others-tracks.ts";
 import { startConnectionTrap, startGarbageServer, startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { runFixtureLanes } from "../../testkit/fixture-lanes.ts";
 import { workerLaneOrder } from "../../testkit/worker/fixture-lanes.ts";
@@ -116,7 +117,8 @@ export default async function setup(project: TestProject) {
   // Media and manifests other teams made, shipped in installed npm packages (served as /media/others/...).
   const { serveDir: othersDir, ...others } = await prepareOthers(join(root, ".."), join(root, ".fixtures", "made-by-others"));
   project.provide("others", others);
-  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir, othersDir, signedC2paDir, cameraDir], "127.0.0.1", extras);
+  project.provide("othersTracks", await prepareOthersTracks(join(root, "..")));
+  const origin = await startLoopbackOrigin([mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir, othersDir, signedC2paDir, cameraDir, othersTracksServeDir(join(root, ".."))], "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({
     "private.test": { A: ["10.0.0.5"] },
