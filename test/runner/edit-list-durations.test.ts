@@ -4,25 +4,15 @@
 // the edit presents 4.7 s of it.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunnerApp } from "../../media-runner/src/app.ts";
+import { describe, expect, it } from "vitest";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { ensureEditListFixtures } from "../../testkit/edit-list-fixtures.ts";
-import { ffprobeFile, processRequest, testApp } from "../../testkit/runner/harness.ts";
-import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { ffprobeFile, processRequest, runnerOverFolder } from "../../testkit/runner/harness.ts";
 
-let origin: LoopbackOrigin;
-let app: RunnerApp;
 const dir = join(tmpdir(), "media-inspect-edit-lists");
-
-beforeAll(async () => {
+const runner = runnerOverFolder(() => {
   ensureEditListFixtures(dir);
-  origin = await startLoopbackOrigin([dir]);
-  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
-}, 60_000);
-afterAll(async () => {
-  await app?.close();
-  await origin?.close();
+  return dir;
 });
 
 describe("edit lists in the runner's durations", () => {
@@ -32,7 +22,7 @@ describe("edit lists in the runner's durations", () => {
     ["cut-2.5s-for-2s.mp4", 2.02],
     ["no-mvhd-cut-2.5s-for-2s.mp4", 2.02],
   ])("%s: %s s, the edited length, not the media's", async (file, expected) => {
-    const res = await processRequest(app, { url: `${origin.url}/files/${file}`, category: "video", stages: ["metadata"] });
+    const res = await processRequest(runner.app(), { url: runner.fileUrl(file), category: "video", stages: ["metadata"] });
     expect(res.statusCode, res.body).toBe(200);
     const video = RunnerResponse.parse(res.json()).metadata?.video;
     expect(video?.duration?.seconds).toBeCloseTo(expected, 2);

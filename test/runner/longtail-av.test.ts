@@ -2,28 +2,15 @@
 // keyframe, an FLC animation (ffmpeg's flic demuxer), and an fMP4 initialization segment, whose tracks read and
 // whose frame does not exist. Files from testkit/longtail-av-fixtures.ts on a loopback origin.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunnerApp } from "../../media-runner/src/app.ts";
+import { describe, expect, it } from "vitest";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { ensureLongtailAvFixtures } from "../../testkit/longtail-av-fixtures.ts";
-import { processRequest, testApp } from "../../testkit/runner/harness.ts";
-import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { processRequest, runnerOverFolder } from "../../testkit/runner/harness.ts";
 
-let origin: LoopbackOrigin;
-let app: RunnerApp;
-
-beforeAll(async () => {
-  const dir = ensureLongtailAvFixtures(join(import.meta.dirname, "..", ".fixtures", "longtail-av"));
-  origin = await startLoopbackOrigin([dir]);
-  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
-}, 60_000);
-afterAll(async () => {
-  await app?.close();
-  await origin?.close();
-});
+const runner = runnerOverFolder(() => ensureLongtailAvFixtures(join(import.meta.dirname, "..", ".fixtures", "longtail-av")));
 
 const run = async (file: string, stages: string[]) => {
-  const res = await processRequest(app, { url: `${origin.url}/files/${file}`, category: "video", stages: stages as never });
+  const res = await processRequest(runner.app(), { url: runner.fileUrl(file), category: "video", stages: stages as never });
   expect(res.statusCode, res.body).toBe(200);
   return RunnerResponse.parse(res.json());
 };

@@ -1,25 +1,12 @@
 // The runner on raw H.264/HEVC byte streams and Ogg video: ffprobe's metadata and a thumbnail from ffmpeg's
 // h264/hevc/ogg demuxers, read through the loopback proxy. Files from testkit/longtail-more-fixtures.ts.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunnerApp } from "../../media-runner/src/app.ts";
+import { describe, expect, it } from "vitest";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { ensureLongtailMoreFixtures } from "../../testkit/longtail-more-fixtures.ts";
-import { processRequest, testApp } from "../../testkit/runner/harness.ts";
-import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { processRequest, runnerOverFolder } from "../../testkit/runner/harness.ts";
 
-let origin: LoopbackOrigin;
-let app: RunnerApp;
-
-beforeAll(async () => {
-  const dir = ensureLongtailMoreFixtures(join(import.meta.dirname, "..", ".fixtures", "longtail-more"));
-  origin = await startLoopbackOrigin([dir]);
-  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
-}, 60_000);
-afterAll(async () => {
-  await app?.close();
-  await origin?.close();
-});
+const runner = runnerOverFolder(() => ensureLongtailMoreFixtures(join(import.meta.dirname, "..", ".fixtures", "longtail-more")));
 
 describe("raw streams and Ogg video in the runner", () => {
   it.each([
@@ -30,7 +17,7 @@ describe("raw streams and Ogg video in the runner", () => {
     ["lt-theora.ogv", "theora", 176, 144, 25],
     ["lt-vp8.ogv", "vp8", 176, 144, 24],
   ] as const)("%s: %s metadata and a thumbnail", async (file, codec, width, height, fps) => {
-    const res = await processRequest(app, { url: `${origin.url}/files/${file}`, category: "video", stages: ["metadata", "thumbnail"] as never });
+    const res = await processRequest(runner.app(), { url: runner.fileUrl(file), category: "video", stages: ["metadata", "thumbnail"] as never });
     expect(res.statusCode, res.body).toBe(200);
     const result = RunnerResponse.parse(res.json());
     expect(result.stages).toMatchObject({ metadata: { status: "done" }, thumbnail: { status: "done" } });

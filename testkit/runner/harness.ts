@@ -7,7 +7,7 @@ import { loadConfig, type RunnerConfig } from "../../media-runner/src/config.ts"
 import type { Resolver } from "../../media-runner/src/fetch/resolver.ts";
 import { findBinaries } from "../../media-runner/src/media/binaries.ts";
 import type { RunnerRequestInput } from "../../shared/shapes/runner.ts";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../loopback-origin.ts";
 
 export const testToken = "test-token-0123456789abcdef";
@@ -62,4 +62,24 @@ export async function decodeThumbnail(base64: string) {
   const rgb = stats.channels.slice(0, 3);
   const brightness = rgb.reduce((sum, channel) => sum + channel.mean, 0) / rgb.length;
   return { format: meta.format, width: meta.width, height: meta.height, brightness };
+}
+
+/**
+ * A runner app allowed to read one loopback origin that serves the folder `makeFolder` returns, started before the
+ * calling file's tests and closed after them. `fileUrl(name)` is a file of that folder on the origin.
+ */
+export function runnerOverFolder(makeFolder: () => string, hookTimeoutMs = 60_000) {
+  const state: { app?: RunnerApp; origin?: LoopbackOrigin } = {};
+  beforeAll(async () => {
+    state.origin = await startLoopbackOrigin([makeFolder()]);
+    state.app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${state.origin.port}` });
+  }, hookTimeoutMs);
+  afterAll(async () => {
+    await state.app?.close();
+    await state.origin?.close();
+  });
+  return {
+    app: (): RunnerApp => state.app!,
+    fileUrl: (name: string): string => `${state.origin!.url}/files/${name}`,
+  };
 }
