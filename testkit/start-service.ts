@@ -15,6 +15,30 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Whether `port` on 127.0.0.1 can be listened on right now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The first of `count` consecutive free ports (start.mjs gives RUNNER_INSTANCES runners consecutive ports), drawn
+ * below Linux's ephemeral range (32768-60999): a port next to one the kernel handed out is itself handed out to
+ * outgoing connections, and a runner found it taken (EADDRINUSE) while other files' services were busy.
+ */
+export async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const first = 20_000 + Math.floor(Math.random() * (12_000 - count));
+    let free = true;
+    for (let i = 0; i < count && free; i++) free = await canListen(first + i);
+    if (free) return first;
+  }
+  throw new Error(`no ${count} consecutive free ports between 20000 and 32000`);
+}
+
 export interface StartedService {
   /** http://127.0.0.1:PORT */
   base: string;
@@ -101,7 +125,7 @@ export function startService(options: StartOptions = {}): Promise<StartedService
 
 async function startUnlocked(options: StartOptions): Promise<StartedService> {
   const port = await freePort();
-  const runnerPort = await freePort();
+  const runnerPort = await freePortRun(Math.max(1, Number(options.env?.RUNNER_INSTANCES ?? 1) || 1));
   const env: Record<string, string | undefined> = { ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), RUNNER_PORT: String(runnerPort), ...options.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const child =
