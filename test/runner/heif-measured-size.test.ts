@@ -5,8 +5,7 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunnerApp } from "../../media-runner/src/app.ts";
+import { describe, expect, it } from "vitest";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { runnerStagesOf } from "../../shared/stages/index.ts";
@@ -16,29 +15,19 @@ import { applyRunnerOutcome } from "../../worker/record/runner-results.ts";
 import { applyInlineOutput, finishStage, pendingStages } from "../../worker/record/stage-state.ts";
 import { imageMetadataOf, readImageHeader } from "../../worker/image/header/read-image-header.ts";
 import { lyingIspe, makeHeic, writeOnce } from "../../testkit/hostile-inputs.ts";
-import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { processRequest, testApp } from "../../testkit/runner/harness.ts";
+import { processRequest, runnerOverFolder } from "../../testkit/runner/harness.ts";
 
 const dir = join(import.meta.dirname, "..", ".fixtures", "heif-size");
-let origin: LoopbackOrigin;
-let app: RunnerApp;
-
-beforeAll(async () => {
+const runner = runnerOverFolder(() => {
   mkdirSync(dir, { recursive: true });
   const honest = makeHeic(join(dir, "honest-640x480.heic"), 640, 480);
   writeOnce(join(dir, "lying-64.heic"), () => lyingIspe(readFileSync(honest), { width: 640, height: 480 }, { width: 64, height: 64 }));
-  origin = await startLoopbackOrigin([dir]);
-  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
+  return dir;
 }, 120_000);
-
-afterAll(async () => {
-  await app?.close();
-  await origin?.close();
-});
 
 /** A record as the edge leaves it after its first answer: the header's facts written inline, previews pending. */
 function edgeRecord(file: string, mime: string): ResourceRecord {
-  const url = `${origin.url}/files/${file}`;
+  const url = runner.fileUrl(file);
   const record = createRecord({
     key: "0".repeat(64), url, normalizedUrl: url, category: "image",
     probe: { finalUrl: url, status: 206, mime, streamable: true, bytesFetched: 4096, redirects: 0, headers: {}, evidence: [`bytes:${mime}`] },
@@ -56,7 +45,7 @@ function edgeRecord(file: string, mime: string): ResourceRecord {
 /** What the runner answers for the record's pending stages, as the queue consumer hands it over. */
 async function runnerOutcome(record: ResourceRecord) {
   const stages = pendingStages(record);
-  const res = await processRequest(app, { url: record.probe.finalUrl, category: "image", stages: runnerStagesOf(stages) });
+  const res = await processRequest(runner.app(), { url: record.probe.finalUrl, category: "image", stages: runnerStagesOf(stages) });
   expect(res.statusCode, res.body).toBe(200);
   const { thumbnail, ...rest } = RunnerResponse.parse(res.json());
   return { stages, result: { ...rest, ...(thumbnail ? { thumbnail: { url: "/t.jpg", dimensions: `${thumbnail.width}x${thumbnail.height}` } } : {}) }, thumbnail };

@@ -7,28 +7,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunnerApp } from "../../media-runner/src/app.ts";
 import { RunnerResponse } from "../../shared/shapes/runner.ts";
 import { ensureLongtailFixtures } from "../../testkit/longtail-image-fixtures.ts";
 import { scene } from "../../testkit/image-format-fixtures.ts";
-import { processRequest, testApp } from "../../testkit/runner/harness.ts";
-import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
+import { processRequest, runnerOverFolder } from "../../testkit/runner/harness.ts";
 
-let origin: LoopbackOrigin;
-let app: RunnerApp;
+const runner = runnerOverFolder(() => ensureLongtailFixtures(join(import.meta.dirname, "..", ".fixtures", "longtail")), 120_000);
 let work: string;
 
-beforeAll(async () => {
-  const dir = ensureLongtailFixtures(join(import.meta.dirname, "..", ".fixtures", "longtail"));
+beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "jp2-colour-"));
-  origin = await startLoopbackOrigin([dir]);
-  app = await testApp({ SSRF_ALLOWLIST: `127.0.0.1:${origin.port}` });
-}, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await origin?.close();
-  rmSync(work, { recursive: true, force: true });
 });
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A profile libvips ships ("p3", "srgb"), written out by ImageMagick from a PNG sharp tagged with it. */
 async function shippedProfile(name: "p3" | "srgb"): Promise<string> {
@@ -48,7 +38,7 @@ async function referenceSrgb(hex: string): Promise<number[]> {
 
 describe("JPEG 2000 with a Display P3 profile", () => {
   it("the thumbnail's colours are the P3 numbers converted to sRGB, as ImageMagick converts them", async () => {
-    const res = await processRequest(app, { url: `${origin.url}/files/lt-icc-p3.jp2`, category: "image", stages: ["thumbnail"] as never });
+    const res = await processRequest(runner.app(), { url: runner.fileUrl("lt-icc-p3.jp2"), category: "image", stages: ["thumbnail"] as never });
     expect(res.statusCode, res.body).toBe(200);
     const result = RunnerResponse.parse(res.json());
     const { data, info } = await sharp(Buffer.from(result.thumbnail!.base64, "base64")).removeAlpha().raw().toBuffer({ resolveWithObject: true });
