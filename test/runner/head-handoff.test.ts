@@ -13,6 +13,7 @@ import { processRequest, testApp } from "../../testkit/runner/harness.ts";
 import { bigFaststart, makeBigFaststart } from "../../testkit/runner/fixtures.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
+import { defaultSourceLimits } from "../../media-runner/src/fetch/source-seed.ts";
 
 const dir = inject("runnerFixturesDir");
 let origin: LoopbackOrigin;
@@ -126,6 +127,10 @@ describe("a faststart MP4 with Range", () => {
     // Let connections the engines dropped finish counting.
     await waitFor(() => origin.stats.inFlight === 0, { what: "the origin's requests closed" });
     expect(origin.stats.bytes).toBeLessThan(0.25 * size);
-    expect(result.bytesFetched).toBe(origin.stats.bytes);
+    // The job reports what it received. A read still under way when the job ended (the first request's rest, a
+    // keyframe prefetch) is stopped by the source's close(): what the origin had already written to the socket by
+    // then is counted by the origin only, at most one block per stopped read (seen in a loaded CI run: one block).
+    expect(result.bytesFetched).toBeLessThanOrEqual(origin.stats.bytes);
+    expect(origin.stats.bytes - result.bytesFetched).toBeLessThanOrEqual(2 * defaultSourceLimits.blockBytes);
   });
 });

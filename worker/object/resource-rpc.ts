@@ -52,6 +52,30 @@ export function resourceByName(env: Env, name: string) {
   return env.RESOURCE.get(env.RESOURCE.idFromName(name));
 }
 
+/**
+ * Calls a Resource object, once more with a fresh stub when the call failed because the object was reset before it
+ * answered, as Cloudflare's Durable Object error handling advises: the error says so (`durableObjectReset`, or
+ * `retryable` without `overloaded`), or it is workerd's opaque "internal error" of a call whose object broke (seen in
+ * a loaded local run when an alarm's output lock failed). A reset object wrote nothing it had not confirmed, and an
+ * inspection is single-flighted by the object, so asking again is safe; an overloaded object is never asked again.
+ */
+export async function callResource<T>(env: Env, name: string, call: (stub: ReturnType<typeof resourceByName>) => PromiseLike<T>): Promise<T> {
+  try {
+    return await call(resourceByName(env, name));
+  } catch (error) {
+    if (!isObjectReset(error)) throw error;
+    return await call(resourceByName(env, name));
+  }
+}
+
+/** Whether a failed object call may be sent again to a fresh stub (see callResource). */
+export function isObjectReset(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const flags = error as Error & { durableObjectReset?: boolean; retryable?: boolean; overloaded?: boolean };
+  if (flags.overloaded === true) return false;
+  return flags.durableObjectReset === true || flags.retryable === true || error.message.startsWith("internal error; reference = ");
+}
+
 /** The object behind a job id's object part (a hex Durable Object id); throws on a malformed id. */
 export function resourceById(env: Env, objectId: string) {
   return env.RESOURCE.get(env.RESOURCE.idFromString(objectId));
@@ -62,5 +86,5 @@ export function resourceById(env: Env, objectId: string) {
  * resource's object): declared outside the class, whose body cannot name its own stub's types.
  */
 export async function inspectAt(env: Env, name: string, call: InspectCall): Promise<InspectReply> {
-  return await resourceByName(env, name).inspect(call);
+  return await callResource<InspectReply>(env, name, (stub) => stub.inspect(call));
 }

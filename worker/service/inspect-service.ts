@@ -3,7 +3,7 @@ import { project } from "../../shared/projection/index.ts";
 import type { EmbedResponse, InspectBody, InspectQuery, InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { ResourceRecord } from "../../shared/schemas/record.ts";
 import { apiErrorFrom, errors } from "../errors/api-error.ts";
-import type { Revalidation } from "../object/resource-rpc.ts";
+import type { InspectCall, InspectReply, Revalidation } from "../object/resource-rpc.ts";
 import { tooOldFor } from "../stages/freshness.ts";
 import { getConfig, type Config } from "../config/config.ts";
 import { fetchPolicy, toApiError } from "../fetch/index.ts";
@@ -12,7 +12,7 @@ import { normalizeUrl, parseTargetUrl, resourceKey } from "../record/target-url.
 import { cachedAnswer, dropCachedRecord, storeError, storeRecord } from "./edge-cache.ts";
 import { isComplete } from "../record/stage-state.ts";
 import { optInNames, optInStages } from "../../shared/stages/index.ts";
-import { resourceByName } from "../object/resource-rpc.ts";
+import { callResource } from "../object/resource-rpc.ts";
 import { sha256Hex } from "../encoding/sha256.ts";
 
 /** 202 carries the inspect shape with its job to poll, as the routes declare; embed answers are always 200. */
@@ -75,8 +75,7 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     const view = projectFor(hit.record, body, query, match, "cache", baseUrl);
     return { status: 200, body: view.body, record: view.record, responseSource: "cache" };
   }
-  const stub = resourceByName(env, normalizedUrl);
-  const reply = await stub.inspect({
+  const call: InspectCall = {
     key,
     // The stored record keeps the normalised URL (no fragment, no tracking parameters); the caller's own
     // URL stays with the caller's job only.
@@ -90,7 +89,8 @@ export async function inspectUrl(env: Env, body: InspectBody, query: InspectQuer
     ...(clientAddress ? { client: await runnerClientKey(clientAddress) } : {}),
     ...(optIn.length > 0 ? { optIn } : {}),
     ...(query.maxAge !== undefined ? { maxAge: query.maxAge } : {}),
-  });
+  };
+  const reply = await callResource<InspectReply>(env, normalizedUrl, (stub) => stub.inspect(call));
   if (!reply.ok) {
     // A first failure stays in this isolate; only a URL callers retry is worth a shared Cache API write.
     if (reply.rememberedUntil !== undefined) await storeError(key, { ...reply.error, expiresAt: reply.rememberedUntil }, reply.repeated === true);
