@@ -49,7 +49,7 @@ export default defineConfig({
                 C2PA_TRUST_ANCHORS: readFileSync("test/fixtures/c2pa/test-trust-anchors.pem", "utf8"),
                 // Long enough for any real job here, short enough to test the bound with a slow runner.
                 FULL_WAIT_TIMEOUT_MS: "12000",
-                // Every test shares one client; the limiter has its own tests (test/worker/security-rate-limit.test.ts).
+                // Every test shares one client; the limiter has its own tests (test/worker/edge-guards/security-rate-limit.cases.ts).
                 INSPECT_RATE_LIMIT: "0",
                 WEBHOOK_HOST_RATE_LIMIT: "0",
               },
@@ -68,7 +68,8 @@ export default defineConfig({
             },
           },
           ...twoAtOnce,
-          // Each file in a workerd of its own: one shared workerd (isolate: false) saved import time but let module
+          // Each file in a workerd of its own (about 5 CPU-s before its first test, so small files run as one: see
+          // test/worker/edge-guards.test.ts): one shared workerd (isolate: false) saved import time but let module
           // state (configuration, limiters, counters) carry from file to file, and seven tests failed on it in CI.
           // The Worker's dependencies are bundled once (Vite's dependency optimizer) instead of served to each workerd
           // module by module; hono stays out, since its subpath imports would then load a second copy of it.

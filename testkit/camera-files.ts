@@ -64,7 +64,7 @@ function isLink(path: string): boolean {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** Real camera and phone photos from npm packages, with exiftool's reading (test/worker/camera-files.test.ts). */
+    /** Real camera and phone photos from npm packages, with exiftool's reading (test/worker/files-and-facts/camera-files.cases.ts). */
     cameraFiles: CameraFile[];
   }
 }

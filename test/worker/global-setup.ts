@@ -45,13 +45,13 @@ declare module "vitest" {
     webhookUrl: string;
     webhookSecret: string;
     oembedUrl: string;
-    /** ffprobe's view of each issue-9 fixture (test/worker/facts-from-evidence.test.ts scores the service against it). */
+    /** ffprobe's view of each issue-9 fixture (test/worker/files-and-facts/facts-from-evidence.cases.ts scores the service against it). */
     ffprobeFacts: Record<string, FfprobeReference>;
-    /** ffprobe's view of each issue-23 container fixture (test/worker/container-facts.test.ts). */
+    /** ffprobe's view of each issue-23 container fixture (test/worker/files-and-facts/container-facts.cases.ts). */
     containerFacts: Record<string, ContainerReference>;
     /** exiftool's reading of each tagged fixture (test/worker/provenance.test.ts). */
     provenanceFacts: Record<string, ExiftoolReading>;
-    /** exiftool's reading of moov-last MP4s, HEIF/AVIF stills and Vorbis-comment audio (test/worker/provenance-tail.test.ts). */
+    /** exiftool's reading of moov-last MP4s, HEIF/AVIF stills and Vorbis-comment audio (test/worker/files-and-facts/provenance-tail.cases.ts). */
     provenanceMoreFacts: Record<string, ExiftoolReading>;
     /** Files and manifests other teams made, with ffprobe's and the parsers' readings (test/worker/made-by-others.test.ts). */
     others: OthersContext;
@@ -85,7 +85,7 @@ export default async function setup(project: TestProject) {
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
   // HLS/DASH streams made by ffmpeg, served as /media/hls/master.m3u8 etc. (issue 13).
   const streamsDir = await generateStreamFixtures(join(root, ".fixtures", "streams"));
-  // Issue 23: one file per image class and MPEG-TS/PS without video (test/worker/format-recognition.test.ts).
+  // Issue 23: one file per image class and MPEG-TS/PS without video (test/worker/files-and-facts/format-recognition.cases.ts).
   const formatsDir = ensureFormatFixtures(join(root, ".fixtures", "formats"));
   // Issue 23 item 5: one file per container class fast reads from headers, and ffprobe's reading of each.
   const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
@@ -94,7 +94,7 @@ export default async function setup(project: TestProject) {
   // Damaged pictures, rolled-over and cut MPEG-TS, fMP4 segments, FLC (test/worker/longtail.test.ts).
   const longtailDirs = [ensureLongtailFixtures(join(root, ".fixtures", "longtail")), ensureLongtailAvFixtures(join(root, ".fixtures", "longtail-av"))];
   longtailDirs.push(ensureLongtailMoreFixtures(join(root, ".fixtures", "longtail-more"))); // raw H.264/HEVC, non-PCM WAVE, Ogg video
-  // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/tracks.test.ts).
+  // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/media-facts/tracks.cases.ts).
   const tracksDir = join(root, ".fixtures", "tracks");
   ensureTrackFixtures(tracksDir);
   // Capture, rights and AI-declaration tags written by exiftool, and exiftool's own reading of them.
@@ -105,9 +105,9 @@ export default async function setup(project: TestProject) {
   const moreProvenanceDir = ensureMoreProvenanceFixtures(join(root, ".fixtures", "provenance-more"));
   // Sidecar C2PA manifest stores and a JPEG whose XMP names one (test/worker/c2pa-sidecar.test.ts).
   const sidecarDir = ensureSidecarFixtures(join(root, ".fixtures", "c2pa-sidecar"), join(root, "fixtures", "c2pa"), join(provenanceDir, "c2pa"), join(provenanceDir, "untagged.jpg"));
-  // An HLS master naming a WebVTT chapter list (test/worker/segment-protection.test.ts).
+  // An HLS master naming a WebVTT chapter list (test/worker/media-facts/segment-protection.cases.ts).
   const streamChaptersDir = ensureStreamChapterFixtures(join(root, ".fixtures", "stream-chapters"));
-  // Media segments with pssh boxes in their moof (test/worker/segment-protection.test.ts).
+  // Media segments with pssh boxes in their moof (test/worker/media-facts/segment-protection.cases.ts).
   const fragmentsDir = ensureFragmentFixtures(join(root, ".fixtures", "fragments"));
   project.provide("provenanceMoreFacts", Object.fromEntries([...moovLastFixtures, ...stillAndAudioFixtures].map(({ file }) => [file, exiftoolReadingOf(moreProvenanceDir, file)])));
   const signedC2paDir = await ensureSignedC2paFixtures(join(root, ".fixtures", "c2pa-signed"), provenanceDir);
