@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config";
 // Order on 2 cores (where Vitest's default is one file at a time). A group's files share one limit of files at once,
 // whatever their project, and the groups run one after the other:
 // - group 0: the end-to-end and browser files, which mostly wait for a service to start and for Chromium, two at once
-//   (testkit/start-service.ts lets one service start at a time);
+//   (each service with its own ports and local data, testkit/start-service.ts);
 // - group 1: the runner files, one at a time: many bound their own time;
 // - group 2: the Worker's files, each in a workerd of its own, and the unit files, two at once;
 // - group 3: the reliability suites, which measure latency, alone.

@@ -29,7 +29,7 @@ const IDLE_STEP_SECONDS = 15;
 /**
  * What the kernel says about workerd: resident memory split into anonymous (tcmalloc heap, V8, SQLite) and
  * file-backed, and how many SQLite files are open (one per live Durable Object in local mode). `wrangler dev`
- * runs two workerd processes: the service's runtime (it holds the persisted state under .wrangler/state) and
+ * runs two workerd processes: the service's runtime (it holds the persisted state, .wrangler/state or LOCAL_STATE_DIR) and
  * wrangler's own dev proxy in front of it, which production does not have; they are reported apart.
  */
 export interface ProcessStats { rss: number; anon: number; file: number; sqliteFds: number; fds: number }
@@ -43,7 +43,8 @@ function statsOf(pid: number): (ProcessStats & { service: boolean }) | undefined
       out.fds += 1;
       try {
         const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-        if (target.includes("/.wrangler/state/")) out.service = true;
+        // wrangler's persisted layout (<LOCAL_STATE_DIR or .wrangler/state>/v3/...): only the service's runtime opens it.
+        if (target.includes("/v3/do/") || target.includes("/v3/r2/") || target.includes("/v3/cache/")) out.service = true;
         if (target.endsWith(".sqlite")) out.sqliteFds += 1;
       } catch {
         /* closed meanwhile */
@@ -55,7 +56,7 @@ function statsOf(pid: number): (ProcessStats & { service: boolean }) | undefined
   }
 }
 
-/** The pids of the service's workerd (the one holding .wrangler/state). */
+/** The pids of the service's workerd (the one holding the persisted state). */
 function servicePids(): number[] {
   const pids: number[] = [];
   for (const name of readdirSync("/proc")) {

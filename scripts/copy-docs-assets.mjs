@@ -2,7 +2,7 @@
 // - the Swagger UI bundle for /api-docs;
 // - the blurhash package's ESM build, which the playground imports to decode placeholders in the browser;
 // - the playground script, bundled from public/playground/src (TypeScript) by esbuild, which wrangler ships.
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const vendor = join(root, "public", "vendor");
 
+/** Another `npm start` may be serving the file while this one writes it: it sees the old bytes or the new, never half. */
+function writeAtomically(target, bytes) {
+  const temporary = `${target}.${process.pid}.tmp`;
+  writeFileSync(temporary, bytes);
+  renameSync(temporary, target);
+}
+
 function copyFrom(pkg, files, targetDir) {
   const dist = dirname(require.resolve(`${pkg}/package.json`));
   mkdirSync(targetDir, { recursive: true });
@@ -20,7 +27,8 @@ function copyFrom(pkg, files, targetDir) {
   for (const [from, to] of files) {
     const source = join(dist, from);
     const target = join(targetDir, to);
-    if (!existsSync(target) || !readFileSync(target).equals(readFileSync(source))) copyFileSync(source, target);
+    const bytes = readFileSync(source);
+    if (!existsSync(target) || !readFileSync(target).equals(bytes)) writeAtomically(target, bytes);
   }
 }
 
@@ -30,9 +38,11 @@ copyFrom("swagger-ui-dist", [["swagger-ui-bundle.js", "swagger-ui-bundle.js"], [
 const blurhashPath = "/vendor/blurhash/blurhash.js";
 copyFrom("blurhash", [["dist/esm/index.js", "blurhash.js"], ["dist/esm/index.js.map", "index.js.map"]], join(vendor, "blurhash"));
 
-await build({
+const bundled = await build({
   entryPoints: [join(root, "public", "playground", "src", "main.ts")],
   outfile: join(vendor, "playground", "playground.js"),
+  // Written below only when changed, like the copies above.
+  write: false,
   bundle: true,
   format: "esm",
   target: "es2020",
@@ -46,3 +56,7 @@ await build({
     },
   }],
 });
+mkdirSync(join(vendor, "playground"), { recursive: true });
+for (const file of bundled.outputFiles) {
+  if (!existsSync(file.path) || !readFileSync(file.path).equals(file.contents)) writeAtomically(file.path, file.contents);
+}

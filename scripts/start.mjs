@@ -27,6 +27,12 @@ const receiverPort = process.env.RECEIVER_PORT ?? "8791";
 /** How long children get to finish (the runner completes in-flight jobs) before SIGKILL. */
 // Longer than the runner's own RUNNER_SHUTDOWN_GRACE_MS (8 s) plus its 3 s hard-exit margin, so it can hand jobs back first.
 const stopTimeoutMs = Number(process.env.STOP_TIMEOUT_MS ?? 15_000);
+// Where the local Durable Objects, R2 and cache keep their data (wrangler's default: .wrangler/state). Two services
+// running at once need one each: workerd owns its objects' SQLite files, and a second process writing the same
+// files (or running the alarms the first one set) breaks objects mid-call.
+const stateDir = process.env.LOCAL_STATE_DIR;
+// wrangler dev's devtools port (default: the first free from 9229, which two starts at once both take).
+const inspectorPort = process.env.INSPECTOR_PORT;
 
 const children = [];
 let stopping = false;
@@ -177,7 +183,11 @@ for (let i = 0; i < runnerCount; i++) spawnRunner(i);
 
 const wrangler = spawn(
   join(root, "node_modules", ".bin", "wrangler"),
-  ["dev", "--ip", host, "--port", port, "--show-interactive-dev-session=false", "--env-file", envFile],
+  [
+    "dev", "--ip", host, "--port", port, "--show-interactive-dev-session=false", "--env-file", envFile,
+    ...(stateDir ? ["--persist-to", stateDir] : []),
+    ...(inspectorPort ? ["--inspector-port", inspectorPort] : []),
+  ],
   { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
 );
 children.push(wrangler);

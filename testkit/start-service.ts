@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { waitFor } from "./wait-for.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -72,6 +72,16 @@ export interface StartOptions {
   settlePosts?: number;
   /** Output lines kept, the oldest dropped first (a soak logs a lot). Default: all. */
   maxLines?: number;
+  /**
+   * The service's local data (LOCAL_STATE_DIR): default a fresh directory of its own, removed when it stops, since
+   * services of files running at once must not share Durable Object storage. Give one to keep data across a restart.
+   */
+  stateDir?: string;
+}
+
+/** A fresh directory for one service's local data (LOCAL_STATE_DIR). */
+export function freshStateDir(): string {
+  return mkdtempSync(join(tmpdir(), "media-inspect-state-"));
 }
 
 /** The longest the settling POSTs may take in all. */
@@ -80,53 +90,19 @@ const settleTimeoutMs = 30_000;
 const readyLine = /^\[start\] ready: API (\S+)\s+docs (\S+)\s+playground (\S+)/;
 
 /**
- * One start at a time across the test processes of a run (files run two at once, vitest.config.ts): `wrangler dev`
- * takes the first free inspector port from 9229, and two starting together both take it, one then failing with
- * "Address already in use". A directory made with mkdir (atomic) is the lock; the pid in it lets the next start
- * take over a lock whose process died.
- */
-const startLock = join(root, "test", ".fixtures", "start.lock");
-
-function tryStartLock(): boolean {
-  try {
-    mkdirSync(startLock);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    let owner = 0;
-    try {
-      owner = Number(readFileSync(join(startLock, "pid"), "utf8"));
-    } catch {
-      return false; // Taken a moment ago; its pid is being written.
-    }
-    if (owner && !isAlive(owner)) rmSync(startLock, { recursive: true, force: true });
-    return false;
-  }
-  writeFileSync(join(startLock, "pid"), String(process.pid));
-  return true;
-}
-
-async function underStartLock<T>(start: () => Promise<T>): Promise<T> {
-  mkdirSync(join(root, "test", ".fixtures"), { recursive: true });
-  await waitFor(tryStartLock, { timeoutMs: 600_000, intervalMs: 100, what: "the other service starts to finish" });
-  try {
-    return await start();
-  } finally {
-    rmSync(startLock, { recursive: true, force: true });
-  }
-}
-
-/**
  * Starts the real `npm start` (scripts/start.mjs: wrangler dev + media runner) on free ports, waits for its
- * readiness line and returns the URLs it printed. Runs inside the loopback-only namespace of the tests.
+ * readiness line and returns the URLs it printed. Runs inside the loopback-only namespace of the tests. Services of
+ * files running at once start side by side: each has its own ports (wrangler's devtools port too) and local data.
  */
-export function startService(options: StartOptions = {}): Promise<StartedService> {
-  return underStartLock(() => startUnlocked(options));
-}
-
-async function startUnlocked(options: StartOptions): Promise<StartedService> {
+export async function startService(options: StartOptions = {}): Promise<StartedService> {
   const port = await freePort();
   const runnerPort = await freePortRun(Math.max(1, Number(options.env?.RUNNER_INSTANCES ?? 1) || 1));
-  const env: Record<string, string | undefined> = { ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), RUNNER_PORT: String(runnerPort), ...options.env };
+  const stateDir = options.stateDir ?? freshStateDir();
+  const env: Record<string, string | undefined> = {
+    ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), RUNNER_PORT: String(runnerPort),
+    LOCAL_STATE_DIR: stateDir, INSPECTOR_PORT: String(await freePort()), ...options.env,
+  };
+  const ownState = options.stateDir === undefined;
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const child =
     options.via === "npm"
@@ -148,6 +124,9 @@ async function startUnlocked(options: StartOptions): Promise<StartedService> {
     });
   }
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const removed = exited.then(() => {
+    if (ownState) rmSync(stateDir, { recursive: true, force: true });
+  });
 
   const waitForLine = (pattern: RegExp, timeoutMs = 30_000) => {
     const seen = lines.find((l) => pattern.test(l));
@@ -206,6 +185,7 @@ async function startUnlocked(options: StartOptions): Promise<StartedService> {
       const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
       const code = await exited;
       clearTimeout(timer);
+      await removed;
       return code;
     },
   };

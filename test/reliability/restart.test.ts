@@ -2,20 +2,21 @@
  * Work in flight survives restarts (issue 14): the real `node scripts/start.mjs` with the media runner as its
  * own process, an origin that answers the runner slowly so a job is reliably mid-flight, then
  *  1. the Worker is stopped with SIGTERM while the runner call is under way and started again on the same
- *     `.wrangler` state: with no new inspect call, the object's watchdog alarm re-dispatches the work and
+ *     local state (its own LOCAL_STATE_DIR): with no new inspect call, the object's watchdog alarm re-dispatches the work and
  *     the job completes within the documented bound;
  *  2. the runner is killed with SIGKILL mid-job and started again: the job completes within the bound;
  *  3. a webhook delivery whose retry falls due while the Worker is down is sent after the start.
  * Only GET /api/v1/job/{id} is called after the restart (what a waiting client does).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
-import { freePort } from "../../testkit/start-service.ts";
+import { freePort, freshStateDir } from "../../testkit/start-service.ts";
 import { startSlowRunnerOrigin } from "../../testkit/slow-runner-origin.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
 
@@ -90,12 +91,14 @@ async function flakyReceiver() {
 }
 
 let receiverPort = 0;
+/** The Worker's local data, kept across its restarts here (and shared by no other service). */
+const stateDir = freshStateDir();
 
 async function startWorker(port: number, runnerPort: number, originPort: number): Promise<Proc> {
   const proc = track(spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
     cwd: root,
     env: {
-      ...process.env, INSPECT_RATE_LIMIT: "0", PORT: String(port), START_RUNNER: "false", RUNNER_URL: `http://127.0.0.1:${runnerPort}`, RUNNER_TOKEN: token,
+      ...process.env, LOCAL_STATE_DIR: stateDir, INSPECT_RATE_LIMIT: "0", PORT: String(port), START_RUNNER: "false", RUNNER_URL: `http://127.0.0.1:${runnerPort}`, RUNNER_TOKEN: token,
       SSRF_ALLOWLIST: `127.0.0.1:${originPort},127.0.0.1:${receiverPort}`, WEBHOOK_SECRET: webhookSecret,
       // The failed first delivery's retry falls due 4 s later: after the stop, before or during the start.
       WEBHOOK_RETRY_BASE_MS: "4000",
@@ -136,6 +139,7 @@ describe("work in flight survives restarts (real npm start)", () => {
     await runner?.stop("SIGTERM");
     await origin?.close();
     await receiver?.close();
+    rmSync(stateDir, { recursive: true, force: true });
   });
 
   const startJob = async (q: string, webhookUrl?: string) => {
