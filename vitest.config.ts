@@ -9,12 +9,15 @@ import { defineConfig } from "vitest/config";
 // whatever their project, and the groups run one after the other:
 // - group 0: the end-to-end and browser files, which mostly wait for a service to start and for Chromium, two at once
 //   (each service with its own ports and local data, testkit/start-service.ts);
-// - group 1: the runner files, one at a time: many bound their own time;
-// - group 2: the Worker's files, each in a workerd of its own, and the unit files, two at once;
+// - group 1: the runner files that bound their own time, one at a time;
+// - group 2: the Worker's files, each in a workerd of its own, the other runner files and the unit files, two at once;
 // - group 3: the reliability suites, which measure latency, alone.
 const waiting = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
 const oneAtATime = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
 const twoAtOnce = { sequence: { groupOrder: 2 }, maxWorkers: 2 };
+/** Runner files whose assertions bound elapsed or engine time: a file running beside them would skew those. */
+const runnerTimed = ["decoder-limits", "fair-scheduler", "hostile-work", "origin-limiter", "shutdown", "job-budget", "manifest-previews",
+  "media-image", "frame-decoder", "head-handoff"].map((name) => `test/runner/${name}.test.ts`);
 export default defineConfig({
   test: {
     projects: [
@@ -79,12 +82,26 @@ export default defineConfig({
         },
       },
       {
+        // The runner files that bound their own time (engine budgets, deadlines, shutdown grace) run one at a time;
+        // the others run two at once beside the Worker's and the unit files.
         test: {
-          name: "runner",
-          include: ["test/runner/**/*.test.ts"],
+          name: "runner-timed",
+          include: runnerTimed,
           environment: "node",
           globalSetup: ["./test/runner/global-setup.ts"],
           ...oneAtATime,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: "runner",
+          include: ["test/runner/**/*.test.ts"],
+          exclude: runnerTimed,
+          environment: "node",
+          globalSetup: ["./test/runner/global-setup.ts"],
+          ...twoAtOnce,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -11,6 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../testkit/wait-for.ts";
 import { InspectResponse } from "../../shared/schemas/inspect.ts";
 import { JobResource } from "../../shared/schemas/job.ts";
 import { OembedDocument } from "../../shared/schemas/oembed-document.ts";
@@ -145,11 +146,11 @@ describe("MCP server at /mcp, through the official SDK client (Client + Streamab
     const body = InspectResponse.parse(first.structuredContent);
     expect(body.job?.id, textOf(first)).toBeDefined();
     expect(textOf(first)).toContain(`get_inspection_job with id ${body.job!.id}`);
-    let job = JobResource.parse((await call(client, "get_inspection_job", { id: body.job!.id })).structuredContent);
-    for (let i = 0; i < 120 && job.job.status !== "completed" && job.job.status !== "failed"; i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      job = JobResource.parse((await call(client, "get_inspection_job", { id: body.job!.id })).structuredContent);
-    }
+    // Polled through the tool, as an agent would, until the job settles.
+    const job = await waitFor(async () => {
+      const polled = JobResource.parse((await call(client, "get_inspection_job", { id: body.job!.id })).structuredContent);
+      return polled.job.status === "completed" || polled.job.status === "failed" ? polled : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 250, what: "the job settled" });
     expect(job.job.status).toBe("completed");
     expect(job.data?.data.preview?.thumbnail?.url).toMatch(/^\/api\/v1\/thumbnails\//);
   });
