@@ -10,7 +10,7 @@
  * then a cached inspection against GET /health of the same Worker.
  *
  *   npm run bench -- [--rounds 3] [--files mp4,flac] [--tools fast,full] [--cached 200] [--dispatch direct|queue]
- *                    [--verbose] [--json out.json] [--rtt [0,20,80]] [--cpu]
+ *                    [--verbose] [--json out.json] [--rtt [0,20,80]] [--slow-start] [--cpu]
  * --cpu: CPU-ms per inspection (Worker, runner, engines) beside the hand tools' CPU, and the cost per 1,000
  * inspections on Cloudflare's prices (bench/cpu-cost.ts); takes --rounds and --files.
  * --rtt: the origin is reached through a latency proxy (support/latency-proxy.ts) adding half the given
@@ -18,6 +18,8 @@
  * each RTT of the list (default 0,20,80), and the table adds origin requests, sequential round trips,
  * connections (edge / runner / by hand) and the file's limit in round trips. Only the service and the tools
  * a user would run by hand (ffprobe, ffmpeg) unless --tools says otherwise; no cached series.
+ * --slow-start: with --rtt, the proxy also models TCP slow start on answers (10-segment initial window, doubling
+ * each round trip), so a larger read costs the round trips it would on a real network.
  * Loopback only; run it inside a loopback-only namespace:
  *   unshare -n -f -p --mount-proc bash -c 'ip link set lo up && npm run bench'
  * Every run uses a fresh URL (a distinct `t` query parameter), so nothing is served from the service's cache
@@ -53,6 +55,7 @@ const { values: args } = parseArgs({
     verbose: { type: "boolean", default: false },
     /** How the service starts runner work when a caller waits: direct (default) or queue, to compare the two. */
     dispatch: { type: "string", default: "direct" },
+    "slow-start": { type: "boolean", default: false },
     /** CPU-ms per inspection and the cost per 1,000 (cpu-cost.ts) instead of the timing bench. */
     cpu: { type: "boolean", default: false },
   },
@@ -308,10 +311,10 @@ async function main(): Promise<void> {
   const chosenTools = tools.filter((t) => (toolFilter ? toolFilter.some((p) => t.name.includes(p)) : byDefault(t)));
   // No ETag or Last-Modified on /files, as the bench has always measured.
   const origin = await startLoopbackOrigin([dir], "127.0.0.1", {}, { validators: false });
-  const proxy = rtts ? await startLatencyProxy({ host: "127.0.0.1", port: origin.port }, 0) : undefined;
+  const proxy = rtts ? await startLatencyProxy({ host: "127.0.0.1", port: origin.port }, 0, { slowStart: args["slow-start"] }) : undefined;
   const reached = proxy ?? origin;
   const scratch = await mkdtemp(join(tmpdir(), "bench-"));
-  console.log(`starting the service (node scripts/start.mjs), origin ${reached.url} allow-listed${proxy ? " (latency proxy)" : ""}...`);
+  console.log(`starting the service (node scripts/start.mjs), origin ${reached.url} allow-listed${proxy ? ` (latency proxy${args["slow-start"] ? ", TCP slow start" : ""})` : ""}...`);
   const service = await startService({
     env: {
       SSRF_ALLOWLIST: `127.0.0.1:${reached.port}`,
