@@ -32,6 +32,18 @@ describe("large images", () => {
     expect(result.bytesFetched).toBe(origin.stats.bytes);
   });
 
+  it("decodes a picture held in memory (size known) and one streamed to a file (no length given) alike", async () => {
+    const [sized, chunked] = await Promise.all(["files", "norange"].map(async (route) => {
+      const res = await processRequest(app, { url: `${origin.url}/${route}/alpha.png`, category: "image", stages: [...allStages] });
+      expect(res.statusCode, res.body).toBe(200);
+      return RunnerResponse.parse(res.json());
+    }));
+    expect(sized!.metadata).toEqual(chunked!.metadata);
+    expect(sized!.thumbnail?.base64).toBe(chunked!.thumbnail?.base64);
+    expect(sized!.placeholder).toEqual(chunked!.placeholder);
+    expect(sized!.dominantColor).toBe(chunked!.dominantColor);
+  });
+
   it("reports alpha for a translucent PNG and keeps it in the thumbnail", async () => {
     const res = await processRequest(app, { url: `${origin.url}/files/alpha.png`, category: "image", stages: ["metadata", "thumbnail"] });
     const result = RunnerResponse.parse(res.json());

@@ -63,6 +63,13 @@ export function engineAddressSpaceBytes(maxAllocBytes: number = engineMaxAllocBy
  */
 export const shrinkOnLoadMaxSourcePixels = 16384 * 16384;
 
+/**
+ * An image file up to this size is downloaded into one buffer and handed to sharp from memory; larger ones (and
+ * files of unknown size) stream to a temporary file. A 4 MB TIFF cost its job more CPU to stream through a file than
+ * to decode; decoders that need a path (ffmpeg, libheif, the decoder threads) get the file written on first use.
+ */
+export const inMemoryImageMaxBytes = 16 * MiB;
+
 /** libjpeg's largest DCT scaling factor (1/8 of each side). */
 export const jpegMaxShrinkOnLoad = 8;
 

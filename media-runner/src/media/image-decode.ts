@@ -81,6 +81,21 @@ export interface DecodeOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The downloaded file: its bytes when the job holds it in memory, and a path for decoders that read files (ffmpeg,
+ * libheif, the decoder threads), written on first use when the bytes were in memory.
+ */
+export interface ImageFile {
+  bytes?: Buffer;
+  path(): Promise<string>;
+}
+
+/** A file already on disk. */
+export const imageFileAt = (file: string): ImageFile => ({ path: () => Promise.resolve(file) });
+
+/** The whole file's bytes: from memory, or read from disk. */
+const bytesOf = async (file: ImageFile): Promise<Buffer> => file.bytes ?? (await readFile(await file.path()));
+
 /** What sharp reads for one job: the source file, or the PNG another decoder made of it (converted once). */
 export interface ImageSource {
   input: string | Buffer;
@@ -130,40 +145,41 @@ function threadOptions(options: DecodeOptions): { timeoutMs: number; signal?: Ab
 
 /** Converts the file once when sharp cannot read it (ffmpeg or libheif to PNG); sharp's formats stay as they are. */
 export async function openImage(file: string, head: Buffer, options: DecodeOptions): Promise<ImageSource> {
-  return openImageWith(decoderOf(head), file, options);
+  return openImageWith(decoderOf(head), imageFileAt(file), options);
 }
 
 /** The file made readable for sharp by one named decoder. */
-export async function openImageWith(decoder: ImageDecoder, file: string, options: DecodeOptions): Promise<ImageSource> {
+export async function openImageWith(decoder: ImageDecoder, file: ImageFile, options: DecodeOptions): Promise<ImageSource> {
   // A picture behind bytes that are not its own (junk before a JPEG's SOI, an icon set's largest PNG): sharp reads that part.
-  if (decoder.kind === "slice") return { input: (await readFile(file)).subarray(decoder.offset, decoder.end), decoder: "sharp" };
+  if (decoder.kind === "slice") return { input: (await bytesOf(file)).subarray(decoder.offset, decoder.end), decoder: "sharp" };
   if (decoder.kind === "icns") {
-    const bytes = await readFile(file);
+    const bytes = await bytesOf(file);
     const member = largestIcnsPng(bytes);
     if (!member) throw new RunnerError("UNSUPPORTED_MEDIA", "the icon set holds no PNG member", "only PNG members are decoded");
     return { input: bytes.subarray(member.offset, member.end), decoder: "sharp" };
   }
   if (decoder.kind === "tiff-legacy") {
-    const { image, declared } = await legacyTiffToImage(file, options.maxPixels, threadOptions(options));
+    const { image, declared } = await legacyTiffToImage(await file.path(), options.maxPixels, threadOptions(options));
     return { input: image, decoder: "tiff-legacy", ...(declared ? { declared } : {}) };
   }
   if (decoder.kind === "dds-bptc") {
-    const { png, declared } = await bptcDdsToPng(file, options.maxPixels, threadOptions(options));
+    const { png, declared } = await bptcDdsToPng(await file.path(), options.maxPixels, threadOptions(options));
     return { input: png, decoder: "dds-bptc", ...(declared ? { declared } : {}) };
   }
   if (decoder.kind === "ffmpeg") {
-    const png = await ffmpegToPng(file, decoder.inputArgs, options);
+    const path = await file.path();
+    const png = await ffmpegToPng(path, decoder.inputArgs, options);
     // ffmpeg drops a JPEG 2000's ICC profile: attached again, sharp converts the colours to sRGB (jp2-icc.ts).
-    const icc = decoder.format === "jpeg2000" ? jp2IccProfile(await readHead(file, jp2HeaderBytes)) : undefined;
+    const icc = decoder.format === "jpeg2000" ? jp2IccProfile(file.bytes?.subarray(0, jp2HeaderBytes) ?? (await readHead(path, jp2HeaderBytes))) : undefined;
     return { input: icc ? pngWithIccProfile(png, icc) : png, decoder: "ffmpeg" };
   }
   if (decoder.kind === "libheif") {
-    const picture = await decodeHeif(file, options);
+    const picture = await decodeHeif(await file.path(), options);
     return { input: picture.input, decoder: "libheif", ...(picture.from === "thumbnail" ? { declared: picture.declared } : {}) };
   }
   // The document from its root element (sharp reads the SVG as a string; the size was capped by the download).
-  if (decoder.kind === "svg-root") return { input: (await readFile(file)).subarray(decoder.offset), decoder: "sharp" };
-  return { input: file, decoder: "sharp" };
+  if (decoder.kind === "svg-root") return { input: (await bytesOf(file)).subarray(decoder.offset), decoder: "sharp" };
+  return { input: file.bytes ?? (await file.path()), decoder: "sharp" };
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { Metadata } from "sharp";
 import { isRunnerError } from "../errors.ts";
-import { decodeImage, decoderOf, openImageWith, readImageMetadata, type DecodeOptions, type ImageDecoder, type ImageSource } from "./image-decode.ts";
+import { decodeImage, decoderOf, openImageWith, readImageMetadata, type DecodeOptions, type ImageDecoder, type ImageFile, type ImageSource } from "./image-decode.ts";
 import type { Raster } from "./previews.ts";
 
 const jpegStart = Buffer.from([0xff, 0xd8, 0xff]);
@@ -65,7 +65,7 @@ export interface OpenedImage {
 }
 
 /** The first decoder in the chain whose header read succeeds; the first decoder's error when none does. */
-export async function openReadableImage(file: string, head: Buffer, options: DecodeOptions): Promise<OpenedImage> {
+export async function openReadableImage(file: ImageFile, head: Buffer, options: DecodeOptions): Promise<OpenedImage> {
   const primary = decoderOf(head);
   const chain = [primary, ...fallbackDecoders(head, primary)];
   let firstError: unknown;
@@ -86,7 +86,7 @@ export async function openReadableImage(file: string, head: Buffer, options: Dec
  * The thumbnail-sized raster from the opened image, or from the next decoder when those pixels do not decode
  * (a header that reads, a scan that does not). The alternatives decode under the plain pixel limit.
  */
-export async function decodeReadableImage(opened: OpenedImage, file: string, options: DecodeOptions, box: number,
+export async function decodeReadableImage(opened: OpenedImage, file: ImageFile, options: DecodeOptions, box: number,
   shrinksOnLoad: boolean): Promise<Raster> {
   try {
     return await decodeImage(opened.image, box, options.maxPixels, shrinksOnLoad);

@@ -1,11 +1,11 @@
 /**
  * Large or edge-undecodable images: the pixel count is checked from the header before anything is decoded
- * (decompression bombs are refused early), the bytes are streamed to a temporary file (memory does not
- * grow with the file), and sharp decodes the file once, straight to thumbnail size. A JPEG or WebP over the
+ * (decompression bombs are refused early), the bytes are held in memory up to inMemoryImageMaxBytes and streamed to a
+ * temporary file beyond (memory does not grow with the file), and sharp decodes them once, straight to thumbnail size. A JPEG or WebP over the
  * pixel limit is still decoded when shrink-on-load brings what is held in memory under it (engine-limits.ts).
  */
 import { createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -14,7 +14,8 @@ import sharp from "sharp";
 import type { RunnerRequest, RunnerResponse } from "../../../shared/shapes/runner.ts";
 import { RunnerError, isRunnerError } from "../errors.ts";
 import type { RemoteSource, SourceSeed } from "../fetch/remote-source.ts";
-import { decoderOf, fitsDecodeLimit, toImageMetadata, type ImageSource } from "../media/image-decode.ts";
+import { decoderOf, fitsDecodeLimit, imageFileAt, toImageMetadata, type ImageFile, type ImageSource } from "../media/image-decode.ts";
+import { inMemoryImageMaxBytes } from "../media/engine-limits.ts";
 import { decodeReadableImage, openReadableImage } from "../media/image-fallback.ts";
 import { jpegGainMap } from "../../../shared/media/gain-map.ts";
 import type { JobContext, Timings } from "./context.ts";
@@ -70,6 +71,36 @@ async function* checkedWhole(source: RemoteSource, check: (head: Buffer) => Prom
 }
 
 /**
+ * The whole file, its header checked first (checkedWhole): in one buffer when the origin gave its size and it is at
+ * most inMemoryImageMaxBytes, with a path written on first use for decoders that read files; otherwise streamed to
+ * a temporary file. `scratch` gives the job's temporary directory.
+ */
+async function download(source: RemoteSource, check: (head: Buffer) => Promise<void>, scratch: () => Promise<string>): Promise<ImageFile> {
+  const parts = checkedWhole(source, check);
+  const size = source.size;
+  if (size === undefined || size > inMemoryImageMaxBytes) {
+    const path = join(await scratch(), "source");
+    await pipeline(Readable.from(parts), createWriteStream(path));
+    return imageFileAt(path);
+  }
+  const bytes = Buffer.allocUnsafe(size);
+  let held = 0;
+  for await (const part of parts) {
+    if (held + part.length > size) throw source.fail(new RunnerError("BAD_GATEWAY", "the remote server sent more than the file's size"));
+    part.copy(bytes, held);
+    held += part.length;
+  }
+  const whole = bytes.subarray(0, held);
+  let written: Promise<string> | undefined;
+  const writeOnce = async () => {
+    const path = join(await scratch(), "source");
+    await writeFile(path, whole);
+    return path;
+  };
+  return { bytes: whole, path: () => (written ??= writeOnce()) };
+}
+
+/**
  * How far the job's first origin request should reach: all of the file when the edge's bytes already show a
  * header that passes the pixel check (the decode needs every byte, and one request is one round trip);
  * otherwise undefined (the header is read first, as usual).
@@ -105,10 +136,11 @@ export async function runImageJob(
     checkPixels(early, { decoder: decoderOf(head).kind }, box, maxPixels);
   };
 
-  const dir = await mkdtemp(join(tmpdir(), "media-runner-"));
+  // The job's temporary directory, made only when a file is written.
+  let dir: Promise<string> | undefined;
+  const scratch = () => (dir ??= mkdtemp(join(tmpdir(), "media-runner-")));
   try {
-    const file = join(dir, "source");
-    await timings.time("download", () => pipeline(Readable.from(checkedWhole(source, checkHeader)), createWriteStream(file)));
+    const file = await timings.time("download", () => download(source, checkHeader, scratch));
     const decode = { ffmpeg: ctx.binaries.ffmpeg, timeoutMs: ctx.config.processTimeoutMs, maxPixels, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     // The first decoder whose header read succeeds (image-fallback.ts: a damaged file may read in another).
     const opened = await timings.time("metadata", () => openReadableImage(file, head, decode).catch((e) => { throw sharpError(e); }));
@@ -134,6 +166,6 @@ export async function runImageJob(
     );
     return { ...response, ...rendered.previews, stages: { ...stages, ...rendered.stages } };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    if (dir) await rm(await dir, { recursive: true, force: true });
   }
 }
