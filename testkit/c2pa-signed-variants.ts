@@ -52,7 +52,7 @@ export interface SdkReading {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The C2PA SDK Reader's reading of each file the tests signed (test/worker/c2pa-signed.test.ts). */
+    /** The C2PA SDK Reader's reading of each file the tests signed (test/worker/provenance-files/c2pa-signed.cases.ts). */
     signedC2pa: Record<string, SdkReading>;
   }
 }

@@ -108,7 +108,7 @@ export interface OthersContext {
   expected: Record<string, unknown>;
 }
 
-/** Everything the worker set-up provides for test/worker/made-by-others.test.ts; `serveDir` goes to the origin. */
+/** Everything the worker set-up provides for test/worker/files-and-facts/made-by-others.cases.ts; `serveDir` goes to the origin. */
 export async function prepareOthers(repoRoot: string, fixturesDir: string): Promise<OthersContext & { serveDir: string }> {
   const roots = othersRoots(repoRoot);
   const serveDir = othersServeDir(fixturesDir, roots);

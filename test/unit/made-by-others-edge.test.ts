@@ -1,7 +1,7 @@
 // Every media file of @videojs/vhs-utils' test fixtures (~750, each named by its RFC 6381 codecs string: the video.js
 // team's truth, see testkit/made-by-others.ts) through the edge readers `fast` uses: the sniffed type, the
 // category decision and the codecs entries, scored against the name. The byte source holds the whole file, so
-// no request leaves the process and all files run in a few seconds; test/worker/made-by-others.test.ts sends a
+// no request leaves the process and all files run in a few seconds; test/worker/files-and-facts/made-by-others.cases.ts sends a
 // sample of the same files through the real API. Files whose name the bytes cannot confirm, and the gaps the
 // edge still has, are listed below with the reason; any other disagreement fails here, and a listed
 // not-derivable file that starts to agree fails too (the list must shrink with the product).

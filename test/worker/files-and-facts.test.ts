@@ -28,3 +28,9 @@ describe("provenance-tail", async () => {
 describe("facts-from-evidence", async () => {
   await import("./files-and-facts/facts-from-evidence.cases.ts");
 });
+describe("longtail", async () => {
+  await import("./files-and-facts/longtail.cases.ts");
+});
+describe("made-by-others", async () => {
+  await import("./files-and-facts/made-by-others.cases.ts");
+});

@@ -49,11 +49,11 @@ declare module "vitest" {
     ffprobeFacts: Record<string, FfprobeReference>;
     /** ffprobe's view of each issue-23 container fixture (test/worker/files-and-facts/container-facts.cases.ts). */
     containerFacts: Record<string, ContainerReference>;
-    /** exiftool's reading of each tagged fixture (test/worker/provenance.test.ts). */
+    /** exiftool's reading of each tagged fixture (test/worker/provenance-files/provenance.cases.ts). */
     provenanceFacts: Record<string, ExiftoolReading>;
     /** exiftool's reading of moov-last MP4s, HEIF/AVIF stills and Vorbis-comment audio (test/worker/files-and-facts/provenance-tail.cases.ts). */
     provenanceMoreFacts: Record<string, ExiftoolReading>;
-    /** Files and manifests other teams made, with ffprobe's and the parsers' readings (test/worker/made-by-others.test.ts). */
+    /** Files and manifests other teams made, with ffprobe's and the parsers' readings (test/worker/files-and-facts/made-by-others.cases.ts). */
     others: OthersContext;
   }
 }
@@ -74,7 +74,7 @@ export default async function setup(project: TestProject) {
   ensureHeadFixtures(mediaDir, join(root, "fixtures", "images"));
   ensureHostileMp4s(mediaDir);
   ensureDepthFixtures(mediaDir);
-  // 0.9 MB of FLAC declaring ten hours of 8-channel audio (test/worker/hostile-retries.test.ts).
+  // 0.9 MB of FLAC declaring ten hours of 8-channel audio (test/worker/jobs-and-runner/hostile-retries.cases.ts).
   writeOnce(join(mediaDir, "ten-hours-8ch.flac"), () => silentFlac({ hours: 10, channels: 8, sampleRate: 48000 }));
   const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
   // ffprobe's readings, a few at once (sequential ffprobe runs were most of this set-up's time).
@@ -91,7 +91,7 @@ export default async function setup(project: TestProject) {
   const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
   const containers = await mapLimit(containerFixtures, probeConcurrency, ({ file }) => containerReference(containersDir, file));
   project.provide("containerFacts", Object.fromEntries(containerFixtures.map(({ file }, i) => [file, containers[i]!])));
-  // Damaged pictures, rolled-over and cut MPEG-TS, fMP4 segments, FLC (test/worker/longtail.test.ts).
+  // Damaged pictures, rolled-over and cut MPEG-TS, fMP4 segments, FLC (test/worker/files-and-facts/longtail.cases.ts).
   const longtailDirs = [ensureLongtailFixtures(join(root, ".fixtures", "longtail")), ensureLongtailAvFixtures(join(root, ".fixtures", "longtail-av"))];
   longtailDirs.push(ensureLongtailMoreFixtures(join(root, ".fixtures", "longtail-more"))); // raw H.264/HEVC, non-PCM WAVE, Ogg video
   // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/media-facts/tracks.cases.ts).
@@ -103,7 +103,7 @@ export default async function setup(project: TestProject) {
   // Hostile Content Credentials made from C2PA's own signed test image (test/fixtures/c2pa).
   ensureC2paFixtures(join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), join(provenanceDir, "untagged.jpg"));
   const moreProvenanceDir = ensureMoreProvenanceFixtures(join(root, ".fixtures", "provenance-more"));
-  // Sidecar C2PA manifest stores and a JPEG whose XMP names one (test/worker/c2pa-sidecar.test.ts).
+  // Sidecar C2PA manifest stores and a JPEG whose XMP names one (test/worker/provenance-files/c2pa-sidecar.cases.ts).
   const sidecarDir = ensureSidecarFixtures(join(root, ".fixtures", "c2pa-sidecar"), join(root, "fixtures", "c2pa"), join(provenanceDir, "c2pa"), join(provenanceDir, "untagged.jpg"));
   // An HLS master naming a WebVTT chapter list (test/worker/media-facts/segment-protection.cases.ts).
   const streamChaptersDir = ensureStreamChapterFixtures(join(root, ".fixtures", "stream-chapters"));

@@ -31,3 +31,15 @@ describe("runner-pool", async () => {
 describe("dispatch-head", async () => {
   await import("./jobs-and-runner/dispatch-head.cases.ts");
 });
+describe("job-status", async () => {
+  await import("./jobs-and-runner/job-status.cases.ts");
+});
+describe("hostile-retries", async () => {
+  await import("./jobs-and-runner/hostile-retries.cases.ts");
+});
+describe("webhooks", async () => {
+  await import("./jobs-and-runner/webhooks.cases.ts");
+});
+describe("resource-state", async () => {
+  await import("./jobs-and-runner/resource-state.cases.ts");
+});

@@ -25,3 +25,6 @@ describe("image-pipeline", async () => {
 describe("facts-evidence", async () => {
   await import("./media-facts/facts-evidence.cases.ts");
 });
+describe("fast-profile", async () => {
+  await import("./media-facts/fast-profile.cases.ts");
+});

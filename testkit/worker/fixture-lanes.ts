@@ -45,7 +45,7 @@ export const lanes: Lanes = {
     ensureHeadFixtures(dirs.media, dirs.images);
     ensureHostileMp4s(dirs.media);
     ensureDepthFixtures(dirs.media);
-    // 0.9 MB of FLAC declaring ten hours of 8-channel audio (test/worker/hostile-retries.test.ts).
+    // 0.9 MB of FLAC declaring ten hours of 8-channel audio (test/worker/jobs-and-runner/hostile-retries.cases.ts).
     writeOnce(join(dirs.media, "ten-hours-8ch.flac"), () => silentFlac({ hours: 10, channels: 8, sampleRate: 48000 }));
   },
   streams: (root) => generateStreamFixtures(workerFixtureDirs(root).streams),

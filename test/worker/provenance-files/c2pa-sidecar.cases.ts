@@ -3,7 +3,7 @@
 // by the CAI's SDK. The stores are C2PA's own signed test manifest lifted out of its test image
 // (testkit/c2pa-sidecar-fixtures.ts), so the manifest read must be the one the embedded copy gives.
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin } from "../../testkit/worker/helpers.ts";
+import { inspect, media, origin } from "../../../testkit/worker/helpers.ts";
 
 const link = (target: string) => `link=${encodeURIComponent(`<${target}>; rel="c2pa-manifest"`)}`;
 const manifest = {

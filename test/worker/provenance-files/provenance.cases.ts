@@ -1,7 +1,7 @@
 // Capture, rights and provenance facts, checked against exiftool's own reading of files exiftool tagged
 // (testkit/provenance-fixtures.ts), and hostile XMP answered quickly with the facts left out.
 import { describe, expect, it, inject } from "vitest";
-import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { inspect, media } from "../../../testkit/worker/helpers.ts";
 
 const reference = inject("provenanceFacts");
 

@@ -5,9 +5,9 @@
 import { env } from "cloudflare:test";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { WebhookEvent } from "../../shared/schemas/webhook.ts";
-import { inspect, media } from "../../testkit/worker/helpers.ts";
-import { awaitDeliveries, pollJob, settledDeliveries } from "../../testkit/worker/jobs.ts";
+import { WebhookEvent } from "../../../shared/schemas/webhook.ts";
+import { inspect, media } from "../../../testkit/worker/helpers.ts";
+import { awaitDeliveries, pollJob, settledDeliveries } from "../../../testkit/worker/jobs.ts";
 
 const secret = (env as unknown as { WEBHOOK_SECRET: string }).WEBHOOK_SECRET;
 const receiverBase = (env as unknown as { WEBHOOK_URL_BASE: string }).WEBHOOK_URL_BASE;

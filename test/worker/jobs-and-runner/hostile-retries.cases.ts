@@ -3,16 +3,16 @@
 // the caller's key and only what its inspection has left of the engine-time budget (the first job's engine time
 // is charged even though it failed); and a 0.9 MB FLAC declaring ten hours of 8 channels costs one short job.
 import { describe, expect, it } from "vitest";
-import { getConfig } from "../../worker/config/config.ts";
-import { decideRetry, processingTimeoutAttempts } from "../../worker/dispatch/retry-policy.ts";
-import { RunnerError } from "../../worker/runner/runner-client.ts";
-import { inspectionEngineSecondsBudget } from "../../shared/limits.ts";
-import { firstSeen, pollJob, runnerBudgets, runnerCalls, runnerClients } from "../../testkit/worker/jobs.ts";
-import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { getConfig } from "../../../worker/config/config.ts";
+import { decideRetry, processingTimeoutAttempts } from "../../../worker/dispatch/retry-policy.ts";
+import { RunnerError } from "../../../worker/runner/runner-client.ts";
+import { inspectionEngineSecondsBudget } from "../../../shared/limits.ts";
+import { firstSeen, pollJob, runnerBudgets, runnerCalls, runnerClients } from "../../../testkit/worker/jobs.ts";
+import { inspect, media } from "../../../testkit/worker/helpers.ts";
 import { env, runInDurableObject } from "cloudflare:test";
-import { DispatchLedger } from "../../worker/dispatch/dispatch-ledger.ts";
-import { runnerWorkSettled } from "../../testkit/worker/object-state.ts";
-import { waitFor } from "../../testkit/wait-for.ts";
+import { DispatchLedger } from "../../../worker/dispatch/dispatch-ledger.ts";
+import { runnerWorkSettled } from "../../../testkit/worker/object-state.ts";
+import { waitFor } from "../../../testkit/wait-for.ts";
 
 const budgetMs = inspectionEngineSecondsBudget * 1000;
 

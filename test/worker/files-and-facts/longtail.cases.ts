@@ -3,7 +3,7 @@
 // and damaged JPEGs, MPEG-TS timing across a 2^33 rollover and before the first keyframe, fMP4 init and media
 // segments, FLC as video. Files from testkit/longtail-*-fixtures.ts, served by the loopback origin.
 import { describe, expect, it } from "vitest";
-import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { inspect, media } from "../../../testkit/worker/helpers.ts";
 
 describe("damaged pictures", () => {
   it.each(["lt-junk-before-soi.jpg", "lt-exif-overrun.jpg", "lt-app14-truncated.jpg", "lt-junk-before-sig.png", "lt-broken-idat.png"])(

@@ -1,12 +1,12 @@
 // Job status tells the truth: `failed` with reasons when every stage the job waits for failed, `completed`
 // when they finished and at least one succeeded, progress never moving back (issue 14 item 2).
 import { describe, expect, it } from "vitest";
-import { jobView } from "../../worker/jobs/job-status.ts";
-import type { JobRow } from "../../worker/jobs/job-store.ts";
-import type { ResourceRecord } from "../../shared/schemas/record.ts";
-import { JobResource } from "../../shared/schemas/job.ts";
-import { inspect, media } from "../../testkit/worker/helpers.ts";
-import { pollJob } from "../../testkit/worker/jobs.ts";
+import { jobView } from "../../../worker/jobs/job-status.ts";
+import type { JobRow } from "../../../worker/jobs/job-store.ts";
+import type { ResourceRecord } from "../../../shared/schemas/record.ts";
+import { JobResource } from "../../../shared/schemas/job.ts";
+import { inspect, media } from "../../../testkit/worker/helpers.ts";
+import { pollJob } from "../../../testkit/worker/jobs.ts";
 
 const videoStages = ["metadata:video", "preview:thumbnail", "preview:blurhash", "preview:palette"];
 

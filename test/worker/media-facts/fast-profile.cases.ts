@@ -2,9 +2,9 @@
 // committed images in test/fixtures/images) served by the loopback origin with and without Range support.
 // Checks the answer (type from bytes, playback, size, filename, metadata, honest processing, projection) and
 // what the origin actually sent: a Range probe of the head, the tail only when needed, never the whole file.
-import { shareIdOf } from "../../shared/format/share-id.ts";
+import { shareIdOf } from "../../../shared/format/share-id.ts";
 import { describe, expect, it } from "vitest";
-import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
+import { inspect, media, origin, originStats } from "../../../testkit/worker/helpers.ts";
 
 const probeHeadBytes = 16 * 1024;
 /** What the probe keeps of an origin that ignores Range and streams the whole file (PROBE_STREAM_HEAD_BYTES). */

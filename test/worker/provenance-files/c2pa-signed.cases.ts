@@ -2,9 +2,9 @@
 // (testkit/c2pa-signed-fixtures.ts): the service reports what each manifest declares, validates it as the SDK's own
 // Reader does (trusted / valid / invalid), and gives the same answer in profile=fast as in profile=full.
 import { describe, expect, it, inject } from "vitest";
-import { inspect, media } from "../../testkit/worker/helpers.ts";
-import { claimGenerator, signedFiles, signedVariants, type SignedVariant } from "../../testkit/c2pa-signed-variants.ts";
-import type { ExiftoolReading } from "../../testkit/provenance-fixtures.ts";
+import { inspect, media } from "../../../testkit/worker/helpers.ts";
+import { claimGenerator, signedFiles, signedVariants, type SignedVariant } from "../../../testkit/c2pa-signed-variants.ts";
+import type { ExiftoolReading } from "../../../testkit/provenance-fixtures.ts";
 
 const reference = inject("signedC2pa");
 

@@ -9,10 +9,10 @@
 // 2. HLS and DASH manifests from m3u8-parser and mpd-parser, checked against the parsers' own expected parses.
 //    Their segments do not exist on the origin: the service answers from the manifest.
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { codecsOf } from "../../shared/media/codec-string.ts";
-import { codecAgreement, namedCodecs, videoCodecs } from "../../testkit/named-codecs.ts";
-import { inspect, media } from "../../testkit/worker/helpers.ts";
-import { mapLimit } from "../../testkit/map-limit.ts";
+import { codecsOf } from "../../../shared/media/codec-string.ts";
+import { codecAgreement, namedCodecs, videoCodecs } from "../../../testkit/named-codecs.ts";
+import { inspect, media } from "../../../testkit/worker/helpers.ts";
+import { mapLimit } from "../../../testkit/map-limit.ts";
 
 const others = inject("others");
 /** Inspections in flight at once: above the Worker's per-origin cap (6), so some wait for a slot. */

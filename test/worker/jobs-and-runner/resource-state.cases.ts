@@ -2,11 +2,11 @@
 // cleanup alarm, and stages that fail ending complete. Storage is read and aged with runInDurableObject.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { normalizeUrl, resourceKey } from "../../worker/record/target-url.ts";
-import { dropCachedRecord, forgetInIsolate } from "../../worker/service/edge-cache.ts";
-import { RecordStore } from "../../worker/object/record-store.ts";
-import { OriginErrorMemory } from "../../worker/object/origin-error-memory.ts";
-import { inspect, media, origin, originStats } from "../../testkit/worker/helpers.ts";
+import { normalizeUrl, resourceKey } from "../../../worker/record/target-url.ts";
+import { dropCachedRecord, forgetInIsolate } from "../../../worker/service/edge-cache.ts";
+import { RecordStore } from "../../../worker/object/record-store.ts";
+import { OriginErrorMemory } from "../../../worker/object/origin-error-memory.ts";
+import { inspect, media, origin, originStats } from "../../../testkit/worker/helpers.ts";
 
 const defaultRecordTtlSeconds = 86_400; // worker/config/config.ts RECORD_TTL_SECONDS (not overridden in tests)
 const shortErrorTtlSeconds = 60; // the shipped ERROR_TTL_SECONDS default, applied to one object below
