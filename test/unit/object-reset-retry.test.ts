@@ -31,11 +31,21 @@ describe("calls to a Resource object that was reset before it answered", () => {
     }
   });
 
-  it("are not sent again when the object is overloaded, the error is the caller's own, or the second call fails too", async () => {
+  it("are not sent again when the object is overloaded or over its limits, the error is the caller's own, or the second call fails too", async () => {
     const overloaded = flagged("Durable Object is overloaded.", { retryable: true, overloaded: true });
     let ns = namespaceAnswering(() => Promise.reject(overloaded), () => Promise.resolve("answered"));
     await expect(callResource<unknown>(ns.env, "k", (stub) => stub.inspect({} as never))).rejects.toBe(overloaded);
     expect(ns.stubs()).toBe(1);
+
+    // Reset for its own CPU or memory use: the same call would do that again.
+    for (const limit of [
+      flagged("Durable Object exceeded its CPU time limit and was reset.", { durableObjectReset: true }),
+      flagged("Durable Object's isolate exceeded its memory limit and was reset.", { durableObjectReset: true }),
+    ]) {
+      ns = namespaceAnswering(() => Promise.reject(limit), () => Promise.resolve("answered"));
+      await expect(callResource<unknown>(ns.env, "k", (stub) => stub.inspect({} as never))).rejects.toBe(limit);
+      expect(ns.stubs()).toBe(1);
+    }
 
     const own = new TypeError("bad call");
     ns = namespaceAnswering(() => Promise.reject(own), () => Promise.resolve("answered"));

@@ -53,26 +53,36 @@ export function resourceByName(env: Env, name: string) {
 }
 
 /**
- * Calls a Resource object, once more with a fresh stub when the call failed because the object was reset before it
- * answered, as Cloudflare's Durable Object error handling advises: the error says so (`durableObjectReset`, or
- * `retryable` without `overloaded`), or it is workerd's opaque "internal error" of a call whose object broke (seen in
- * a loaded local run when an alarm's output lock failed). A reset object wrote nothing it had not confirmed, and an
- * inspection is single-flighted by the object, so asking again is safe; an overloaded object is never asked again.
+ * Calls a Resource object through `stub`, and once more through `fresh()` when the call failed because the object was
+ * reset before it answered, as Cloudflare's Durable Object error handling advises (see isObjectReset). A reset object
+ * wrote nothing it had not confirmed, an inspection is single-flighted by the object and a job poll is a read, so
+ * asking again is safe.
  */
-export async function callResource<T>(env: Env, name: string, call: (stub: ReturnType<typeof resourceByName>) => PromiseLike<T>): Promise<T> {
+export async function callOnceMoreIfReset<S, T>(stub: S, fresh: () => S, call: (stub: S) => PromiseLike<T>): Promise<T> {
   try {
-    return await call(resourceByName(env, name));
+    return await call(stub);
   } catch (error) {
     if (!isObjectReset(error)) throw error;
-    return await call(resourceByName(env, name));
+    return await call(fresh());
   }
 }
 
-/** Whether a failed object call may be sent again to a fresh stub (see callResource). */
+/** callOnceMoreIfReset on the object named by the normalised URL. */
+export async function callResource<T>(env: Env, name: string, call: (stub: ReturnType<typeof resourceByName>) => PromiseLike<T>): Promise<T> {
+  const stubOf = () => resourceByName(env, name);
+  return await callOnceMoreIfReset(stubOf(), stubOf, call);
+}
+
+/**
+ * Whether a failed object call may be sent again to a fresh stub: the error says the object was reset
+ * (`durableObjectReset`, or `retryable` without `overloaded`), or it is workerd's opaque "internal error" of a call
+ * whose object broke (seen in a loaded local run when an alarm's output lock failed). Never when the object is
+ * overloaded, or was reset for exceeding its CPU or memory limit: the same call would most likely do that again.
+ */
 export function isObjectReset(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const flags = error as Error & { durableObjectReset?: boolean; retryable?: boolean; overloaded?: boolean };
-  if (flags.overloaded === true) return false;
+  if (flags.overloaded === true || error.message.includes("exceeded its")) return false;
   return flags.durableObjectReset === true || flags.retryable === true || error.message.startsWith("internal error; reference = ");
 }
 

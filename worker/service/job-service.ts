@@ -4,7 +4,7 @@ import type { InspectResponse } from "../../shared/schemas/inspect.ts";
 import type { JobReply } from "../object/resource-rpc.ts";
 import { objectIdOfJob } from "../jobs/job-id.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { isObjectReset, resourceById } from "../object/resource-rpc.ts";
+import { callOnceMoreIfReset, resourceById } from "../object/resource-rpc.ts";
 
 const notFound = (id: string) =>
   new ApiError(404, "JOB_NOT_FOUND", `No job with id ${JSON.stringify(id.slice(0, 200))} (unknown, expired or malformed).`);
@@ -19,14 +19,7 @@ export async function getJob(env: Env, id: string, baseUrl?: string): Promise<Jo
   } catch {
     throw notFound(id);
   }
-  let reply: JobReply;
-  try {
-    reply = await stub.getJob(id);
-  } catch (error) {
-    // A poll is a read: asked again of a fresh stub when the object was reset before it answered.
-    if (!isObjectReset(error)) throw error;
-    reply = await resourceById(env, objectId).getJob(id);
-  }
+  const reply = await callOnceMoreIfReset<typeof stub, JobReply>(stub, () => resourceById(env, objectId), (s) => s.getJob(id));
   if (!reply.found) throw notFound(id);
   const data =
     (reply.job.status === "completed" || reply.job.status === "failed") && reply.record

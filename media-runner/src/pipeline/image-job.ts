@@ -166,6 +166,7 @@ export async function runImageJob(
     );
     return { ...response, ...rendered.previews, stages: { ...stages, ...rendered.stages } };
   } finally {
-    if (dir) await rm(await dir, { recursive: true, force: true });
+    // A directory that could not be made has nothing to remove (and must not hide the job's own error).
+    if (dir) await dir.then((made) => rm(made, { recursive: true, force: true }), () => undefined);
   }
 }
