@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import LongestFirstSequencer from "./testkit/longest-first-sequencer.ts";
 
 // Three layers (see README "Tests"): pure shared code in Node, the Worker inside workerd,
 // and the media runner in Node against real ffmpeg.
@@ -20,6 +21,8 @@ const runnerTimed = ["decoder-limits", "fair-scheduler", "hostile-work", "origin
   "media-image", "frame-decoder", "head-handoff"].map((name) => `test/runner/${name}.test.ts`);
 export default defineConfig({
   test: {
+    // Within a group, the longest files first (test/file-seconds.json), whatever their project.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...twoAtOnce, testTimeout: 30_000 },
@@ -79,6 +82,8 @@ export default defineConfig({
           // Many tests drive the runner and real ffmpeg; on 2 busy cores 5 s is too tight for a single case.
           testTimeout: 30_000,
           globalSetup: ["./test/worker/global-setup.ts"],
+          // The set-up makes the generated media while earlier groups run; each file waits here until it is made.
+          setupFiles: ["./test/worker/fixtures-ready.ts"],
         },
       },
       {

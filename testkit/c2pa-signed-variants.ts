@@ -49,10 +49,3 @@ export interface SdkReading {
   /** exiftool's reading of the signed file's tags (the tagged variant). */
   exiftool?: ExiftoolReading;
 }
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** The C2PA SDK Reader's reading of each file the tests signed (test/worker/provenance-files/c2pa-signed.cases.ts). */
-    signedC2pa: Record<string, SdkReading>;
-  }
-}

@@ -61,10 +61,3 @@ function isLink(path: string): boolean {
     return false;
   }
 }
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** Real camera and phone photos from npm packages, with exiftool's reading (test/worker/files-and-facts/camera-files.cases.ts). */
-    cameraFiles: CameraFile[];
-  }
-}

@@ -133,7 +133,13 @@ export async function startLoopbackOrigin(dirs: string[], host = "127.0.0.1", ex
       case "__stats":
         return json(res, stats);
       case "__extra":
-        return json(res, extras[parts[1] ?? ""]?.() ?? null);
+        // An extra may be a promise (the Worker set-up's fixture readings); its failure is answered, not hidden.
+        try {
+          return json(res, (await extras[parts[1] ?? ""]?.()) ?? null);
+        } catch (error) {
+          res.writeHead(500, { "content-type": "text/plain" });
+          return res.end(error instanceof Error ? error.stack ?? error.message : String(error));
+        }
       case "__reset":
         reset();
         return json(res, { ok: true });

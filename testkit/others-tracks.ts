@@ -495,13 +495,6 @@ function segmentBoxes(path: string): { segmentBoxes: string[]; segmentTrafBoxes:
   return { segmentBoxes: parsed.boxes.map((b) => b.type), segmentTrafBoxes: (parsed.moofs?.[0]?.trafs?.[0]?.boxes ?? []).map((b) => b.type) };
 }
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** Readings of the caption, text, language and encrypted files others made (test/worker/made-by-others-tracks.test.ts). */
-    othersTracks: OthersTracksContext;
-  }
-}
-
 /**
  * Everything the worker set-up needs: makes what is missing, then reads it. The readings (ffprobe decoding every
  * frame, ffmpeg decrypting) take seconds, so they are kept beside the files under a digest of the files and of this

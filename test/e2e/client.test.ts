@@ -1,16 +1,15 @@
 // The typed client (client/, hono/client over the Worker's AppType): it type-checks, a wrong field does not,
 // and the shipped example runs against the real `npm start`. The service is stopped with SIGINT to the script.
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants, isAlive, startSamples, startService, type StartedService } from "../../testkit/start-service.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
+import { checkedFiles, clientTypecheck } from "../../testkit/client-typecheck.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
-const tsc = join(root, "node_modules", ".bin", "tsc");
 const tsx = join(root, "node_modules", ".bin", "tsx");
 
 let service: StartedService;
@@ -28,32 +27,16 @@ afterAll(async () => {
 
 describe("typed client (client/)", () => {
   it("type-checks, and a misuse of the API's types does not", async () => {
-    // One tsc run over the client and the misuse beside it (each run type-checks the whole Worker app behind
-    // AppType): the client's files must have no error, the misuse the three below.
-    const dir = mkdtempSync(join(root, "client", "typecheck-"));
-    try {
-      writeFileSync(
-        join(dir, "misuse.ts"),
-        `import { createClient } from "../index.ts";
-const api = createClient("http://127.0.0.1:1");
-// profile is an enum and the body needs url: both are compile errors.
-await api.api.v1.inspect.$post({ query: { profile: "turbo" }, json: { link: "x" } });
-const res = await api.api.v1.inspect.$post({ query: {}, json: { url: "x" } });
-if (res.status === 200) { const body = await res.json(); if ("processing" in body) body.processing.nonexistent.toFixed(); }
-`,
-      );
-      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../tsconfig.json", include: ["..", "../../worker-configuration.d.ts"], exclude: [] }));
-      const failed = await run(tsc, ["--noEmit", "-p", join(dir, "tsconfig.json")], { cwd: root }).then(() => null, (e: { stdout: string }) => e.stdout);
-      const misuse = relative(root, join(dir, "misuse.ts"));
-      const errorLines = (failed ?? "").split("\n").filter((line) => /error TS\d+/.test(line));
-      expect(errorLines.length).toBeGreaterThan(0);
-      expect(errorLines.filter((line) => !line.startsWith(`${misuse}(`))).toEqual([]);
-      expect(failed).toMatch(/"turbo"/);
-      expect(failed).toMatch(/link/);
-      expect(failed).toMatch(/nonexistent/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // client/ and the misuses of /inspect beside it (testkit/client-typecheck.ts, one tsc run shared with the other
+    // typed-client checks): the client's files have no error, the misuse the three below, and nothing else fails.
+    const { output, errors, errorsIn } = await clientTypecheck();
+    const misuse = errorsIn(checkedFiles.inspectMisuse);
+    expect(misuse.length).toBeGreaterThan(0);
+    const expected = new Set([...misuse, ...errorsIn(checkedFiles.routeMisuse), ...errorsIn(checkedFiles.commandApi)]);
+    expect(errors.filter((line) => !expected.has(line)), output).toEqual([]);
+    expect(misuse.join("\n")).toMatch(/"turbo"/);
+    expect(misuse.join("\n")).toMatch(/link/);
+    expect(misuse.join("\n")).toMatch(/nonexistent/);
   }, 300_000);
 
   it("the example inspects a video, follows its job and prints the completed facts", async () => {

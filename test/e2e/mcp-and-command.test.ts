@@ -1,9 +1,8 @@
 // The MCP server at /mcp driven by the official MCP SDK's client, and the `media-inspect` command run as a process,
 // both against the real `npm start` (wrangler dev + runner) and `npm run samples`. A trap socket on loopback (not
 // allow-listed) counts every connection, so a refused address is shown to be refused before anything is fetched.
-import { execFile, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { promisify } from "node:util";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandCallAsShipped, clientTypecheck } from "../../testkit/client-typecheck.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
 import { InspectResponse } from "../../shared/schemas/inspect.ts";
 import { JobResource } from "../../shared/schemas/job.ts";
@@ -291,22 +291,13 @@ function runOnTerminal(args: string[], env: Record<string, string | undefined> =
 
 describe("media-inspect, run as a process", () => {
   it("its calls are type-checked against the API's routes (JSDoc over AppType): a wrong body field fails tsc", async () => {
-    // A copy of client/cli beside it (same relative imports), with one call's body changed: tsc names that, and only that.
-    const dir = mkdtempSync(join(root, "client", "typecheck-cli-"));
-    try {
-      cpSync(join(root, "client", "cli"), dir, { recursive: true });
-      const api = join(dir, "api.mjs");
-      const source = readFileSync(api, "utf8");
-      expect(source).toContain("json: { url } }");
-      writeFileSync(api, source.replace("json: { url } }", "json: { link: url } }"));
-      const tsc = join(root, "node_modules", ".bin", "tsc");
-      const failed = await promisify(execFile)(tsc, ["-p", dir], { cwd: root }).then(() => "", (e: { stdout: string }) => e.stdout);
-      const errors = failed.split("\n").filter((line) => / error TS\d+:/.test(line));
-      expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatch(/api\.mjs\(\d+,\d+\): error TS2353: .*'link' does not exist in type '\{ url: string; webhookUrl\?: string \| undefined; \}'/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // A copy of client/cli with one call's body changed (testkit/client-typecheck.ts, one tsc run shared with the
+    // other typed-client checks): tsc names that, and only that, in the command's files.
+    expect(readFileSync(join(root, "client", "cli", "api.mjs"), "utf8")).toContain(commandCallAsShipped);
+    const { output, errors, folder } = await clientTypecheck();
+    const inCommand = errors.filter((line) => line.startsWith(`${folder}/`) && /^[^(]*\.mjs\(/.test(line));
+    expect(inCommand, output).toHaveLength(1);
+    expect(inCommand[0]).toMatch(/api\.mjs\(\d+,\d+\): error TS2353: .*'link' does not exist in type '\{ url: string; webhookUrl\?: string \| undefined; \}'/);
   }, 300_000);
 
   it("--help prints the usage and exits 0", async () => {

@@ -6,10 +6,11 @@
 // - shaka-packager's CENC and CBCS files: the scheme mp4box.js reads in schm, the key systems of the pssh boxes it
 //   reads, never `native` (ffmpeg decrypting them with the key gives the clear clip's frames: they are real);
 // - the packager's DASH and HLS manifests: languages, the audio-description rendition, protection per manifest.
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspect, media } from "../../testkit/worker/helpers.ts";
+import { fixtureFacts } from "../../testkit/worker/fixture-facts.ts";
 
-const readings = inject("othersTracks");
+const readings = await fixtureFacts("othersTracks");
 const at = (path: string) => `others-tracks/${path}`;
 const ts = (path: string) => media(at(path), "type=video%2Fmp2t");
 const hls = (path: string) => media(at(path), `type=${encodeURIComponent("application/vnd.apple.mpegurl")}`);

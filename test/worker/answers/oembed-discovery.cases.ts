@@ -176,8 +176,10 @@ describe("reading the head", () => {
     const requests = await pageRequests(n);
     // The probe's GET (cut at 64 KiB) and one GET read up to </head>.
     expect(requests).toHaveLength(2);
+    // The origin counts what it wrote to the socket, so a hang-up is seen one tick later per 16 KiB it kept
+    // writing: 16 ticks (320 ms, 256 KiB) leave room for two busy cores and are still far below the 4 MiB body.
     const headEnd = pad + 1024;
-    for (const q of requests) expect(q.bytes).toBeLessThanOrEqual(headEnd + 4 * 16 * KiB);
+    for (const q of requests) expect(q.bytes).toBeLessThanOrEqual(headEnd + 16 * 16 * KiB);
   });
 });
 

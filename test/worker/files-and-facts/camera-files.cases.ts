@@ -1,10 +1,11 @@
 // Real camera and phone photos that other people made, shipped in EXIF readers' npm packages (testkit/camera-files.ts):
 // the service agrees with exiftool on when, with what and where each was taken and on who owns it, invents nothing
 // where the file holds nothing, and finds Content Credentials exactly where exiftool finds a JUMBF block.
-import { describe, expect, it, inject } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspect, origin } from "../../../testkit/worker/helpers.ts";
+import { fixtureFacts } from "../../../testkit/worker/fixture-facts.ts";
 
-const files = inject("cameraFiles");
+const files = await fixtureFacts("cameraFiles");
 
 /** "2013:02:06 16:00:03.52+01:00" (exiftool) and "2013-02-06T16:00:03+01:00" (ISO): the date and time to the second. */
 const toSecond = (value: string) => value.replace(/\D/g, "").slice(0, 14);

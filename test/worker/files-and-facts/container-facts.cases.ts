@@ -4,11 +4,12 @@
 // fast's duration, fps, dimensions and sample rate equal to full's and to ffprobe's own reading (computed in
 // global-setup), and metadata.sources naming the evidence. When the edge completes a metadata stage from the
 // header, full keeps that result (the runner does the previews), so full's facts and sources are fast's.
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { containerFixtures, type ContainerFixture } from "../../../testkit/container-fixtures.ts";
 import { inspect, media } from "../../../testkit/worker/helpers.ts";
+import { fixtureFacts } from "../../../testkit/worker/fixture-facts.ts";
 
-const reference = inject("containerFacts");
+const reference = await fixtureFacts("containerFacts");
 
 interface Facts { duration?: number; fps?: number; width?: number; height?: number; sampleRate?: number; sources?: Record<string, string> }
 

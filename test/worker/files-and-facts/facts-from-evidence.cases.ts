@@ -3,8 +3,9 @@
 // ffprobe's own values (computed in global-setup, testkit/ffprobe-reference.ts): category, MIME family,
 // duration within 2 %, sample rate, displayed dimensions, rotation/orientation, frames, thumbnail; then the
 // facts `fast` must have without the runner.
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspect, media } from "../../../testkit/worker/helpers.ts";
+import { fixtureFacts } from "../../../testkit/worker/fixture-facts.ts";
 
 type Category = "video" | "audio" | "image";
 interface Case {
@@ -46,7 +47,7 @@ const cases: Case[] = [
   { file: "image.jxl", category: "image", mime: /^image\/jxl$/, frames: 1, thumbnail: true, fast: ["width", "height", "frames"] },
 ];
 
-const reference = inject("ffprobeFacts");
+const reference = await fixtureFacts("ffprobeFacts");
 const within2Percent = (actual: number, expected: number) => expect(Math.abs(actual - expected) / expected).toBeLessThanOrEqual(0.02);
 
 /** Checks one answer's metadata against ffprobe's values; `only` limits it to the facts `fast` must have. */

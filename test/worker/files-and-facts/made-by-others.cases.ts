@@ -8,13 +8,14 @@
 //    per-origin cap, so waiting for a slot is exercised too. A few also in `full`, and ffprobe's codec names.
 // 2. HLS and DASH manifests from m3u8-parser and mpd-parser, checked against the parsers' own expected parses.
 //    Their segments do not exist on the origin: the service answers from the manifest.
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { codecsOf } from "../../../shared/media/codec-string.ts";
 import { codecAgreement, namedCodecs, videoCodecs } from "../../../testkit/named-codecs.ts";
 import { inspect, media } from "../../../testkit/worker/helpers.ts";
 import { mapLimit } from "../../../testkit/map-limit.ts";
+import { fixtureFacts } from "../../../testkit/worker/fixture-facts.ts";
 
-const others = inject("others");
+const others = await fixtureFacts("others");
 /** Inspections in flight at once: above the Worker's per-origin cap (6), so some wait for a slot. */
 const concurrency = 8;
 /** Files per container sent through the API in `fast` (the rest are covered at the edge-reader level). */

@@ -1,11 +1,12 @@
 // Capture and rights where the head does not hold them: MP4s with the moov after the mdat (one later Range read of
 // what follows the moov's tracks, never the file), HEIF/AVIF stills and Vorbis-comment audio; each checked against
 // exiftool's own reading of files ffmpeg, heif-enc and exiftool made (testkit/provenance-more-fixtures.ts).
-import { describe, expect, it, inject } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspect, media, originStats } from "../../../testkit/worker/helpers.ts";
 import type { ExiftoolReading } from "../../../testkit/provenance-fixtures.ts";
+import { fixtureFacts } from "../../../testkit/worker/fixture-facts.ts";
 
-const reference = inject("provenanceMoreFacts");
+const reference = await fixtureFacts("provenanceMoreFacts");
 
 /** "2024:05:06 07:08:09+02:00" (exiftool) and "2024-05-06T07:08:09+02:00" (ISO) to one comparable form. */
 function normalTime(value: string): string {

@@ -2,15 +2,16 @@
 // window); every reader that needs more asks for exactly that. Each file here (testkit/head-fixtures.ts)
 // keeps its facts past the head, and `fast` must still report what ffprobe reports (reference computed in
 // global-setup), while the origin sees a first request of at most 16 KiB and far less than the file overall.
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspect, media, origin, originStats } from "../../../testkit/worker/helpers.ts";
+import { fixtureFacts } from "../../../testkit/worker/fixture-facts.ts";
 
 const KiB = 1024;
 const headBytes = 16 * KiB;
 /** URLs named like front-loaded audio get a 4 KiB first read (PROBE_FRONT_HEAD_BYTES). */
 const frontHeadBytes = 4 * KiB;
 const frontLoaded = new Set(["big-picture.flac", "big-id3.mp3", "long.ogg", "long-opus.ogg"]);
-const reference = inject("ffprobeFacts");
+const reference = await fixtureFacts("ffprobeFacts");
 /**
  * The suffix read sent together with the head for names of containers that may keep facts at the end
  * (worker/probe/head-size.ts): it costs no round trip, and is allowed on top of each case's budget below.

@@ -1,12 +1,13 @@
 // Content Credentials on files the tests signed themselves with the CAI's SDK and test CAs
 // (testkit/c2pa-signed-fixtures.ts): the service reports what each manifest declares, validates it as the SDK's own
 // Reader does (trusted / valid / invalid), and gives the same answer in profile=fast as in profile=full.
-import { describe, expect, it, inject } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspect, media } from "../../../testkit/worker/helpers.ts";
 import { claimGenerator, signedFiles, signedVariants, type SignedVariant } from "../../../testkit/c2pa-signed-variants.ts";
 import type { ExiftoolReading } from "../../../testkit/provenance-fixtures.ts";
+import { fixtureFacts } from "../../../testkit/worker/fixture-facts.ts";
 
-const reference = inject("signedC2pa");
+const reference = await fixtureFacts("signedC2pa");
 
 const signerOf = { trusted: "Media Inspect Test Trusted", untrusted: "Media Inspect Test Untrusted" } as const;
 const validationOf: Record<SignedVariant, "trusted" | "valid" | "invalid"> = { ai: "trusted", capture: "trusted", composite: "trusted", untrusted: "valid", tampered: "invalid", tagged: "trusted" };

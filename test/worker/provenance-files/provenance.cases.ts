@@ -1,9 +1,10 @@
 // Capture, rights and provenance facts, checked against exiftool's own reading of files exiftool tagged
 // (testkit/provenance-fixtures.ts), and hostile XMP answered quickly with the facts left out.
-import { describe, expect, it, inject } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspect, media } from "../../../testkit/worker/helpers.ts";
+import { fixtureFacts } from "../../../testkit/worker/fixture-facts.ts";
 
-const reference = inject("provenanceFacts");
+const reference = await fixtureFacts("provenanceFacts");
 
 /** "2024:05:06 07:08:09+02:00" (exiftool) and "2024-05-06T07:08:09+02:00" (ISO) to one comparable form. */
 function normalTime(value: string): string {

@@ -1,0 +1,127 @@
+/**
+ * The Worker tests' generated media, made aside: in a child process at the lowest CPU priority, while the earlier
+ * groups' tests run (the Worker's files run in a later group; test/worker/fixtures-ready.ts holds each of them until
+ * all is made). On a clean clone this is about a minute of ffmpeg, ImageMagick and exiftool on both cores; awaited
+ * in the set-up it kept every test waiting, and at normal priority beside the first groups it slowed them as much.
+ * At the lowest priority it takes only the time they leave idle (one core, while the time-bound runner files run
+ * one at a time).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { setPriority, tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureMediaFixtures, factFixtures } from "../media-fixtures.ts";
+import { ensureHeadFixtures, headFixtureFiles } from "../head-fixtures.ts";
+import { ensureHostileMp4s } from "../hostile-mp4.ts";
+import { ensureFormatFixtures } from "../image-format-fixtures.ts";
+import { containerFixtures, containerReference, ensureContainerFixtures, type ContainerReference } from "../container-fixtures.ts";
+import { ensureDepthFixtures } from "../depth-fixtures.ts";
+import { ffprobeReference, mapLimit, type FfprobeReference } from "../ffprobe-reference.ts";
+import { generateStreamFixtures } from "../stream-fixtures.ts";
+import { ensureLongtailFixtures } from "../longtail-image-fixtures.ts";
+import { ensureLongtailAvFixtures } from "../longtail-av-fixtures.ts";
+import { ensureLongtailMoreFixtures } from "../longtail-more-fixtures.ts";
+import { ensureTrackFixtures } from "../track-fixtures.ts";
+import { ensureC2paFixtures } from "../c2pa-fixtures.ts";
+import { ensureFragmentFixtures } from "../fragment-fixtures.ts";
+import { ensureSidecarFixtures } from "../c2pa-sidecar-fixtures.ts";
+import { ensureSignedC2paFixtures, signedC2paReadings } from "../c2pa-signed-fixtures.ts";
+import { prepareCameraFiles } from "../camera-files.ts";
+import { ensureStreamChapterFixtures } from "../stream-chapter-fixtures.ts";
+import { ensureMoreProvenanceFixtures, exiftoolReadingOf, moovLastFixtures, stillAndAudioFixtures } from "../provenance-more-fixtures.ts";
+import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type ExiftoolReading } from "../provenance-fixtures.ts";
+import { silentFlac, writeOnce } from "../hostile-inputs.ts";
+import { prepareOthers, type OthersContext } from "../made-by-others.ts";
+import { othersTracksServeDir, prepareOthersTracks } from "../others-tracks.ts";
+import { runFixtureLanes } from "../fixture-lanes.ts";
+import { workerLaneOrder } from "./fixture-lanes.ts";
+import type { WorkerFixtureFacts } from "./fixture-facts.ts";
+
+/** ffprobe processes at once while the set-up reads its references. */
+const probeConcurrency = 4;
+/** Fixture lanes at once: three keep two cores busy while the small builders mostly start processes. */
+const fixtureLanes = 3;
+/** The lowest priority (nice 19): the child and every process it starts take only CPU time nobody else wants. */
+const asidePriority = 19;
+
+export interface MadeFixtures {
+  facts: WorkerFixtureFacts;
+  serveDirs: string[];
+}
+
+/**
+ * The generated media and the reference tools' readings of them; `root` is the test folder. `serveDirs` are the
+ * folders the loopback origin serves them from.
+ */
+export async function makeFixtures(root: string): Promise<MadeFixtures> {
+  const serveDirs: string[] = [];
+  await runFixtureLanes("testkit/worker/fixture-lanes.ts", workerLaneOrder, fixtureLanes);
+  const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
+  ensureHeadFixtures(mediaDir, join(root, "fixtures", "images"));
+  ensureHostileMp4s(mediaDir);
+  ensureDepthFixtures(mediaDir);
+  writeOnce(join(mediaDir, "ten-hours-8ch.flac"), () => silentFlac({ hours: 10, channels: 8, sampleRate: 48000 }));
+  const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
+  const facts = await mapLimit(factFiles, probeConcurrency, (file) =>
+    ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file));
+  const streamsDir = await generateStreamFixtures(join(root, ".fixtures", "streams"));
+  const formatsDir = ensureFormatFixtures(join(root, ".fixtures", "formats"));
+  const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
+  const containers = await mapLimit(containerFixtures, probeConcurrency, ({ file }) => containerReference(containersDir, file));
+  const longtailDirs = [ensureLongtailFixtures(join(root, ".fixtures", "longtail")), ensureLongtailAvFixtures(join(root, ".fixtures", "longtail-av"))];
+  longtailDirs.push(ensureLongtailMoreFixtures(join(root, ".fixtures", "longtail-more"))); // raw H.264/HEVC, non-PCM WAVE, Ogg video
+  const tracksDir = join(root, ".fixtures", "tracks");
+  ensureTrackFixtures(tracksDir);
+  const provenanceDir = ensureProvenanceFixtures(join(root, ".fixtures", "provenance"));
+  const provenanceFacts = Object.fromEntries(taggedFixtures.map(({ file }) => [file, exiftoolReading(provenanceDir, file)]));
+  ensureC2paFixtures(join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), join(provenanceDir, "untagged.jpg"));
+  const moreProvenanceDir = ensureMoreProvenanceFixtures(join(root, ".fixtures", "provenance-more"));
+  const sidecarDir = ensureSidecarFixtures(join(root, ".fixtures", "c2pa-sidecar"), join(root, "fixtures", "c2pa"), join(provenanceDir, "c2pa"), join(provenanceDir, "untagged.jpg"));
+  const streamChaptersDir = ensureStreamChapterFixtures(join(root, ".fixtures", "stream-chapters"));
+  const fragmentsDir = ensureFragmentFixtures(join(root, ".fixtures", "fragments"));
+  const provenanceMoreFacts = Object.fromEntries([...moovLastFixtures, ...stillAndAudioFixtures].map(({ file }) => [file, exiftoolReadingOf(moreProvenanceDir, file)]));
+  const signedC2paDir = await ensureSignedC2paFixtures(join(root, ".fixtures", "c2pa-signed"), provenanceDir);
+  const signedC2pa = await signedC2paReadings(signedC2paDir, provenanceDir);
+  const { serveDir: cameraDir, files: cameraFiles } = prepareCameraFiles(join(root, ".."), join(root, ".fixtures", "camera-files"));
+  const { serveDir: othersDir, ...others } = await prepareOthers(join(root, ".."), join(root, ".fixtures", "made-by-others"));
+  const othersTracks = await prepareOthersTracks(join(root, ".."));
+  // In the order the origin looks a name up (the first folder that has it answers).
+  serveDirs.push(mediaDir, join(root, "fixtures", "images"), join(root, "fixtures", "av"), streamsDir, formatsDir, containersDir, ...longtailDirs, tracksDir, provenanceDir, join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), moreProvenanceDir, fragmentsDir, sidecarDir, streamChaptersDir, othersDir, signedC2paDir, cameraDir, othersTracksServeDir(join(root, "..")));
+  return { serveDirs, facts: {
+    ffprobeFacts: Object.fromEntries(factFiles.map((file, i) => [file, facts[i]!])),
+    containerFacts: Object.fromEntries(containerFixtures.map(({ file }, i) => [file, containers[i]!])),
+    provenanceFacts,
+    provenanceMoreFacts,
+    signedC2pa,
+    cameraFiles,
+    others,
+    othersTracks,
+  } };
+}
+
+/** makeFixtures in a child process at the lowest priority; rejects with the child's error output when it fails. */
+export function makeFixturesAside(root: string): Promise<MadeFixtures> {
+  const dir = mkdtempSync(join(tmpdir(), "worker-fixtures-"));
+  const out = join(dir, "made.json");
+  return new Promise<MadeFixtures>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, root, out], { cwd: join(root, ".."), stdio: ["ignore", "inherit", "pipe"] });
+    try {
+      setPriority(child.pid!, asidePriority);
+    } catch {
+      // Not allowed here: it still runs, at normal priority.
+    }
+    const errors: Buffer[] = [];
+    child.stderr!.on("data", (d: Buffer) => errors.push(d));
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      if (code === 0) resolve(JSON.parse(readFileSync(out, "utf8")) as MadeFixtures);
+      else reject(new Error(`making the Worker tests' fixtures failed (exit ${code}):\n${Buffer.concat(errors).toString().slice(-4000)}`));
+    });
+  }).finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+// Run as the child: argv is the test folder and the file to write the result to.
+if (process.argv[1] === import.meta.filename) {
+  const [root, out] = process.argv.slice(2) as [string, string];
+  writeFileSync(out, JSON.stringify(await makeFixtures(root)));
+}
