@@ -18,6 +18,7 @@ import type { AppType } from "../worker/http/app.ts";
 export type { AppType };
 export type { EmbedResponse, InspectResponse } from "../shared/schemas/inspect.ts";
 export type { JobResource } from "../shared/schemas/job.ts";
+export type { WebhookEvent } from "../shared/schemas/webhook.ts";
 export type { OembedDocument } from "../shared/schemas/oembed-document.ts";
 export type { ErrorBody, ErrorReason, ProblemDetails } from "../shared/schemas/error.ts";
 export type { BatchBody } from "../shared/schemas/inspect.ts";

@@ -181,8 +181,21 @@ export async function startService(options: StartOptions = {}): Promise<StartedS
     waitForLine,
     async stop(signal: NodeJS.Signals = "SIGTERM") {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      // SIGKILL cannot be handed on by the script, so it goes to every process below it too: wrangler and workerd
+      // otherwise stayed behind, idle but polling, until the whole test run ended.
+      const kill = (sig: NodeJS.Signals) => {
+        const tree = sig === "SIGKILL" ? descendants(child.pid!) : [];
+        child.kill(sig);
+        for (const pid of tree) {
+          try {
+            process.kill(pid, sig);
+          } catch {
+            // already gone
+          }
+        }
+      };
+      kill(signal);
+      const timer = setTimeout(() => kill("SIGKILL"), 30_000);
       const code = await exited;
       clearTimeout(timer);
       await removed;

@@ -1,6 +1,6 @@
 // The calls the command makes, through the typed client (client/index.ts: hono/client over the Worker's AppType).
 // Plain JavaScript so it runs with `node` after `npm ci`; the types come from the same AppType via JSDoc, and
-// `tsc -p client/cli` checks every call against the API's route definitions.
+// `tsc -p client` checks every call against the API's route definitions.
 import { hc } from "hono/client";
 
 /** @typedef {import("../index.ts").AppType} AppType */
