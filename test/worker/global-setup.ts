@@ -35,13 +35,21 @@ export default async function setup(project: TestProject) {
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };
   // Filled when the fixtures are made (the origin looks a name up at each request); no Worker test runs before.
   const serveDirs: string[] = [];
-  const fixtures = makeFixturesAside(root).then((made) => {
+  const started = Date.now();
+  const aside = makeFixturesAside(root);
+  const fixtures = aside.made.then((made) => {
+    console.log(`worker fixtures made aside in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     serveDirs.push(...made.serveDirs);
     return made.facts;
   });
   fixtures.catch(() => {}); // a failure is answered to each Worker test file by the fixturesReady extra
-  extras.fixturesReady = () => fixtures.then(() => true);
-  for (const key of workerFixtureFactKeys) extras[key] = () => fixtures.then((made) => made[key]);
+  // A Worker test file waiting for them: they are no longer made only in idle time.
+  const waitedFor = <T>(value: Promise<T>) => {
+    aside.hurry();
+    return value;
+  };
+  extras.fixturesReady = () => waitedFor(fixtures.then(() => true));
+  for (const key of workerFixtureFactKeys) extras[key] = () => waitedFor(fixtures.then((made) => made[key]));
   const origin = await startLoopbackOrigin(serveDirs, "127.0.0.1", extras);
   const garbage = await startGarbageServer();
   const doh = await startFakeDoh({

@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
+import { descendants } from "../start-service.ts";
 import { ensureMediaFixtures, factFixtures } from "../media-fixtures.ts";
 import { ensureHeadFixtures, headFixtureFiles } from "../head-fixtures.ts";
 import { ensureHostileMp4s } from "../hostile-mp4.ts";
@@ -99,17 +100,29 @@ export async function makeFixtures(root: string): Promise<MadeFixtures> {
   } };
 }
 
-/** makeFixtures in a child process at the lowest priority; rejects with the child's error output when it fails. */
-export function makeFixturesAside(root: string): Promise<MadeFixtures> {
+export interface FixturesAside {
+  made: Promise<MadeFixtures>;
+  /** Back to normal priority (root only; elsewhere it stays low): a test is now waiting for it. */
+  hurry(): void;
+}
+
+/** makeFixtures in a child process at the lowest priority; `made` rejects with the child's error output when it fails. */
+export function makeFixturesAside(root: string): FixturesAside {
   const dir = mkdtempSync(join(tmpdir(), "worker-fixtures-"));
   const out = join(dir, "made.json");
-  return new Promise<MadeFixtures>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, root, out], { cwd: join(root, ".."), stdio: ["ignore", "inherit", "pipe"] });
-    try {
-      setPriority(child.pid!, asidePriority);
-    } catch {
-      // Not allowed here: it still runs, at normal priority.
+  const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, root, out], { cwd: join(root, ".."), stdio: ["ignore", "inherit", "pipe"] });
+  const prioritize = (priority: number) => {
+    for (const pid of [child.pid!, ...descendants(child.pid!)]) {
+      try {
+        setPriority(pid, priority);
+      } catch {
+        // Not allowed here (raising a priority needs root), or already gone: it runs on as it was.
+      }
     }
+  };
+  prioritize(asidePriority);
+  let hurried = false;
+  const made = new Promise<MadeFixtures>((resolve, reject) => {
     const errors: Buffer[] = [];
     child.stderr!.on("data", (d: Buffer) => errors.push(d));
     child.once("error", reject);
@@ -118,6 +131,14 @@ export function makeFixturesAside(root: string): Promise<MadeFixtures> {
       else reject(new Error(`making the Worker tests' fixtures failed (exit ${code}):\n${Buffer.concat(errors).toString().slice(-4000)}`));
     });
   }).finally(() => rmSync(dir, { recursive: true, force: true }));
+  return {
+    made,
+    hurry() {
+      if (hurried || child.exitCode !== null) return;
+      hurried = true;
+      prioritize(0);
+    },
+  };
 }
 
 // Run as the child: argv is the test folder and the file to write the result to.
