@@ -7,12 +7,13 @@ import { createInterface } from "node:readline";
 
 const root = join(import.meta.dirname, "..");
 
+/**
+ * A port free now, for a process to listen on later. Drawn below the kernel's ephemeral range, as freePortRun's are:
+ * a port the kernel hands out (listening on port 0) is handed out again to outgoing connections, and wrangler
+ * found its port taken once (EADDRINUSE) while other files' services were busy.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
+  return freePortRun(1);
 }
 
 /** Whether `port` on 127.0.0.1 can be listened on right now. */
