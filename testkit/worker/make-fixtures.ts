@@ -56,34 +56,48 @@ export interface MadeFixtures {
  */
 export async function makeFixtures(root: string): Promise<MadeFixtures> {
   const serveDirs: string[] = [];
+  // Every generated file, made a few lanes at once; the builders below then find them on disk and only name them.
   await runFixtureLanes("testkit/worker/fixture-lanes.ts", workerLaneOrder, fixtureLanes);
   const mediaDir = ensureMediaFixtures(join(root, ".fixtures", "media"));
   ensureHeadFixtures(mediaDir, join(root, "fixtures", "images"));
   ensureHostileMp4s(mediaDir);
   ensureDepthFixtures(mediaDir);
+  // 0.9 MB of FLAC declaring ten hours of 8-channel audio (test/worker/jobs-and-runner/hostile-retries.cases.ts).
   writeOnce(join(mediaDir, "ten-hours-8ch.flac"), () => silentFlac({ hours: 10, channels: 8, sampleRate: 48000 }));
   const factFiles = [...Object.keys(factFixtures), "jpeg-orientation-6.jpg", ...headFixtureFiles];
+  // ffprobe's readings, a few at once (sequential ffprobe runs were most of this set-up's time).
   const facts = await mapLimit(factFiles, probeConcurrency, (file) =>
     ffprobeReference(file.endsWith(".jpg") ? join(root, "fixtures", "images") : mediaDir, file));
+  // HLS/DASH streams made by ffmpeg, served as /media/hls/master.m3u8 etc.
   const streamsDir = await generateStreamFixtures(join(root, ".fixtures", "streams"));
+  // One file per image class and MPEG-TS/PS without video (test/worker/files-and-facts/format-recognition.cases.ts).
   const formatsDir = ensureFormatFixtures(join(root, ".fixtures", "formats"));
+  // One file per container class fast reads from headers, and ffprobe's reading of each.
   const containersDir = ensureContainerFixtures(join(root, ".fixtures", "containers"));
   const containers = await mapLimit(containerFixtures, probeConcurrency, ({ file }) => containerReference(containersDir, file));
+  // Damaged pictures, rolled-over and cut MPEG-TS, fMP4 segments, FLC (test/worker/files-and-facts/longtail.cases.ts).
   const longtailDirs = [ensureLongtailFixtures(join(root, ".fixtures", "longtail")), ensureLongtailAvFixtures(join(root, ".fixtures", "longtail-av"))];
   longtailDirs.push(ensureLongtailMoreFixtures(join(root, ".fixtures", "longtail-more"))); // raw H.264/HEVC, non-PCM WAVE, Ogg video
+  // Subtitle, audio-language, chapter, caption and encrypted files (test/worker/media-facts/tracks.cases.ts).
   const tracksDir = join(root, ".fixtures", "tracks");
   ensureTrackFixtures(tracksDir);
+  // Capture, rights and AI-declaration tags written by exiftool, and exiftool's own reading of them.
   const provenanceDir = ensureProvenanceFixtures(join(root, ".fixtures", "provenance"));
   const provenanceFacts = Object.fromEntries(taggedFixtures.map(({ file }) => [file, exiftoolReading(provenanceDir, file)]));
+  // Hostile Content Credentials made from C2PA's own signed test image (test/fixtures/c2pa).
   ensureC2paFixtures(join(provenanceDir, "c2pa"), join(root, "fixtures", "c2pa"), join(provenanceDir, "untagged.jpg"));
   const moreProvenanceDir = ensureMoreProvenanceFixtures(join(root, ".fixtures", "provenance-more"));
+  // Sidecar C2PA manifest stores and a JPEG whose XMP names one (test/worker/provenance-files/c2pa-sidecar.cases.ts).
   const sidecarDir = ensureSidecarFixtures(join(root, ".fixtures", "c2pa-sidecar"), join(root, "fixtures", "c2pa"), join(provenanceDir, "c2pa"), join(provenanceDir, "untagged.jpg"));
+  // An HLS master naming a WebVTT chapter list (test/worker/media-facts/segment-protection.cases.ts).
   const streamChaptersDir = ensureStreamChapterFixtures(join(root, ".fixtures", "stream-chapters"));
+  // Media segments with pssh boxes in their moof (test/worker/media-facts/segment-protection.cases.ts).
   const fragmentsDir = ensureFragmentFixtures(join(root, ".fixtures", "fragments"));
   const provenanceMoreFacts = Object.fromEntries([...moovLastFixtures, ...stillAndAudioFixtures].map(({ file }) => [file, exiftoolReadingOf(moreProvenanceDir, file)]));
   const signedC2paDir = await ensureSignedC2paFixtures(join(root, ".fixtures", "c2pa-signed"), provenanceDir);
   const signedC2pa = await signedC2paReadings(signedC2paDir, provenanceDir);
   const { serveDir: cameraDir, files: cameraFiles } = prepareCameraFiles(join(root, ".."), join(root, ".fixtures", "camera-files"));
+  // Media and manifests other teams made, shipped in installed npm packages (served as /media/others/...).
   const { serveDir: othersDir, ...others } = await prepareOthers(join(root, ".."), join(root, ".fixtures", "made-by-others"));
   const othersTracks = await prepareOthersTracks(join(root, ".."));
   // In the order the origin looks a name up (the first folder that has it answers).
