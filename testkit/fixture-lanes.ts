@@ -4,7 +4,7 @@
  * process of its own (testkit/fixture-lane-child.ts), at most `concurrency` at once. A lane is a named function
  * of a module's `lanes` table, given the repository root; a lane must not read or write a file another lane writes.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -44,14 +44,23 @@ function generatorsDigest(names: string[]): string {
 }
 
 function runLane(module: string, name: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--import", "tsx", child, join(root, module), name, root], { cwd: root, stdio: ["ignore", "inherit", "pipe"] });
+  return runTsChild([child, join(root, module), name, root], `fixture lane ${name} of ${module}`).exited;
+}
+
+/**
+ * A TypeScript script in a Node child process of its own (through tsx), from the repository root. `exited`
+ * rejects with the end of its error output when it exits with anything but 0.
+ */
+export function runTsChild(args: string[], what: string): { child: ChildProcess; exited: Promise<void> } {
+  const proc = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, stdio: ["ignore", "inherit", "pipe"] });
+  const exited = new Promise<void>((resolve, reject) => {
     const errors: Buffer[] = [];
     proc.stderr!.on("data", (d: Buffer) => errors.push(d));
     proc.once("error", reject);
     proc.once("exit", (code) => {
       if (code === 0) resolve();
-      else reject(new Error(`fixture lane ${name} of ${module} exited ${code}:\n${Buffer.concat(errors).toString().slice(-4000)}`));
+      else reject(new Error(`${what} exited ${code}:\n${Buffer.concat(errors).toString().slice(-4000)}`));
     });
   });
+  return { child: proc, exited };
 }

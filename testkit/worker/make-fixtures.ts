@@ -6,7 +6,6 @@
  * At the lowest priority it takes only the time they leave idle (one core, while the time-bound runner files run
  * one at a time).
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,7 +33,7 @@ import { ensureProvenanceFixtures, exiftoolReading, taggedFixtures, type Exiftoo
 import { silentFlac, writeOnce } from "../hostile-inputs.ts";
 import { prepareOthers, type OthersContext } from "../made-by-others.ts";
 import { othersTracksServeDir, prepareOthersTracks } from "../others-tracks.ts";
-import { runFixtureLanes } from "../fixture-lanes.ts";
+import { runFixtureLanes, runTsChild } from "../fixture-lanes.ts";
 import { workerLaneOrder } from "./fixture-lanes.ts";
 import type { WorkerFixtureFacts } from "./fixture-facts.ts";
 
@@ -124,7 +123,7 @@ export interface FixturesAside {
 export function makeFixturesAside(root: string): FixturesAside {
   const dir = mkdtempSync(join(tmpdir(), "worker-fixtures-"));
   const out = join(dir, "made.json");
-  const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, root, out], { cwd: join(root, ".."), stdio: ["ignore", "inherit", "pipe"] });
+  const { child, exited } = runTsChild([import.meta.filename, root, out], "making the Worker tests' fixtures");
   const prioritize = (priority: number) => {
     for (const pid of [child.pid!, ...descendants(child.pid!)]) {
       try {
@@ -136,15 +135,9 @@ export function makeFixturesAside(root: string): FixturesAside {
   };
   prioritize(asidePriority);
   let hurried = false;
-  const made = new Promise<MadeFixtures>((resolve, reject) => {
-    const errors: Buffer[] = [];
-    child.stderr!.on("data", (d: Buffer) => errors.push(d));
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      if (code === 0) resolve(JSON.parse(readFileSync(out, "utf8")) as MadeFixtures);
-      else reject(new Error(`making the Worker tests' fixtures failed (exit ${code}):\n${Buffer.concat(errors).toString().slice(-4000)}`));
-    });
-  }).finally(() => rmSync(dir, { recursive: true, force: true }));
+  const made = exited
+    .then(() => JSON.parse(readFileSync(out, "utf8")) as MadeFixtures)
+    .finally(() => rmSync(dir, { recursive: true, force: true }));
   return {
     made,
     hurry() {
