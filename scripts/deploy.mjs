@@ -14,6 +14,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+// public/vendor (the offline docs assets and the playground bundle) is uploaded with public/: made first.
+await import("./copy-docs-assets.mjs");
+
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
 const config = readFileSync(join(root, "wrangler.toml"), "utf8");

@@ -17,6 +17,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { tsImport } from "tsx/esm/api";
+import { runnerBundle } from "./runner-bundle.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const port = process.env.PORT ?? "8787";
@@ -100,9 +101,9 @@ if (!settings.WEBHOOK_SECRET) {
 }
 
 const runnerToken = settings.RUNNER_TOKEN || randomBytes(24).toString("base64url");
-const runnerEntry = join(root, "media-runner", "src", "server.ts");
-const tsx = join(root, "media-runner", "node_modules", ".bin", "tsx");
-const startRunner = !settings.RUNNER_URL && existsSync(runnerEntry) && existsSync(tsx) && process.env.START_RUNNER !== "false";
+const runnerSources = join(root, "media-runner", "src", "server.ts");
+const startRunner = !settings.RUNNER_URL && existsSync(runnerSources) && existsSync(join(root, "media-runner", "node_modules"))
+  && process.env.START_RUNNER !== "false";
 // RUNNER_INSTANCES runners on consecutive ports from RUNNER_PORT (default 1 locally); the Worker spreads jobs
 // over them and fails over between them (worker/runner/runner-pool.ts).
 const runnerCount = startRunner ? Math.max(1, Math.min(8, Number(process.env.RUNNER_INSTANCES ?? 1) || 1)) : 0;
@@ -152,7 +153,7 @@ const maxRunnerRestartsPerMinute = 5;
 function spawnRunner(index, restarts = []) {
   const name = runnerCount > 1 ? `runner-${index + 1}` : "runner";
   // The runner exits when its stdin closes, so it cannot outlive this script even on SIGKILL.
-  const runner = spawn(tsx, [runnerEntry, "--exit-on-stdin-close"], {
+  const runner = spawn(process.execPath, [runnerEntry, "--exit-on-stdin-close"], {
     cwd: root,
     // info: the runner writes one JSON line per job (its default, warn, keeps only problems).
     // The runner fetches the same origins as the Worker, so it gets the same allow-list (local default included).
@@ -179,6 +180,10 @@ function spawnRunner(index, restarts = []) {
     stopAll(1);
   });
 }
+// The runner compiled (scripts/runner-bundle.mjs) and public/vendor made (offline docs assets, the playground bundle)
+// before anything serves them. public/vendor here rather than as wrangler.toml's [build] command, which wrangler dev
+// runs again once its watcher is ready and then reloads the Worker.
+const [runnerEntry] = await Promise.all([startRunner ? runnerBundle(root) : undefined, import("./copy-docs-assets.mjs")]);
 for (let i = 0; i < runnerCount; i++) spawnRunner(i);
 
 const wrangler = spawn(

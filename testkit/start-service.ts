@@ -67,8 +67,9 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /**
    * After the readiness line, wait until this many POSTs in a row get the API's own answer (default 0: no wait).
-   * wrangler dev reloads the Worker shortly after it is ready (its custom build runs again), and a POST caught by
-   * the reload gets the dev proxy's 503; suites that count every answer (load, faults, soak) wait it out.
+   * A POST caught by a reload of wrangler dev gets the dev proxy's 503. wrangler.toml has no [build] command any more,
+   * which made wrangler dev reload once just after "Ready on"; suites that count every answer (load, faults, soak)
+   * still wait for the Worker to answer before they count.
    */
   settlePosts?: number;
   /** Output lines kept, the oldest dropped first (a soak logs a lot). Default: all. */

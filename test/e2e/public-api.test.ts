@@ -294,7 +294,7 @@ describe("secrets and stopping", () => {
     const envFile = /--env-file (\S+)/.exec(names.find((l) => l.includes("--env-file"))!)![1]!;
     expect(names.some((n) => n.includes("workerd serve"))).toBe(true);
     expect(names.some((n) => n.includes("wrangler"))).toBe(true);
-    expect(names.some((n) => n.includes("media-runner/src/server.ts"))).toBe(true);
+    expect(names.some((n) => n.includes("media-runner/.build/") && n.includes("server.js --exit-on-stdin-close"))).toBe(true);
     const code = await service.stop("SIGTERM");
     expect(code === 0 || code === null).toBe(true);
     const left = await waitFor(() => tree.filter(isAlive).length === 0, { timeoutMs: 10_000, what: "every process gone" })

@@ -29,7 +29,7 @@ declare module "vitest" {
 /** Node side of the worker tests: real media files, a loopback origin with faults, a fake DoH resolver, a trap. */
 export default async function setup(project: TestProject) {
   const root = join(import.meta.dirname, "..");
-  // wrangler's [build] step does not run under vitest: copy the offline Swagger UI assets here.
+  // The offline docs assets (public/vendor), which `npm start` makes before wrangler: made here for the Worker tests.
   execFileSync(process.execPath, [join(root, "..", "scripts", "copy-docs-assets.mjs")]);
   const trap = await startConnectionTrap("127.0.0.1");
   const extras: Record<string, () => unknown> = { trap: () => ({ connections: trap.connections() }) };

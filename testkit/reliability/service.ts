@@ -38,7 +38,7 @@ export async function startService(env: Record<string, string>, readyTimeoutMs =
     logs: service.lines,
     rss() {
       const workerd = find((c) => /workerd\S* serve/.test(c)).reduce((n, p) => n + rssMiB(p), 0);
-      const runner = find((c) => c.includes("media-runner/src/server.ts") && !c.includes("tsx/dist/cli")).reduce((n, p) => n + rssMiB(p), 0);
+      const runner = find((c) => c.includes("media-runner/.build/")).reduce((n, p) => n + rssMiB(p), 0);
       return { workerd, runner };
     },
     stop: () => service.stop(),
