@@ -13,8 +13,8 @@ import LongestFirstSequencer from "./testkit/longest-first-sequencer.ts";
 // - group 1: the runner files that bound their own time, two at once among themselves (they mostly wait on deadlines,
 //   budgets and engines: one at a time they kept under half of one core busy), never beside the heavier groups;
 // - group 2: the Worker's files, each in a workerd of its own, the other runner files and the unit files, two at once
-//   (three at once was 10 s faster in one run and used 64 CPU-s more);
-// - group 3: the reliability suites, which measure latency, alone.
+//   (three at once was 10 s faster in one run and used 64 CPU-s more), and the reliability suites that count answers;
+// - group 3: the reliability suites that measure latency, alone.
 const waiting = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
 const timedTwoAtOnce = { sequence: { groupOrder: 1 }, maxWorkers: 2 };
 const twoAtOnce = { sequence: { groupOrder: 2 }, maxWorkers: 2 };
@@ -27,6 +27,8 @@ const sharedModules = { isolate: false };
 /** Runner files whose assertions bound elapsed or engine time: a heavier file running beside them would skew those. */
 const runnerTimed = ["decoder-limits", "fair-scheduler", "hostile-work", "origin-limiter", "shutdown", "job-budget", "manifest-previews",
   "media-image", "frame-decoder", "head-handoff"].map((name) => `test/runner/${name}.test.ts`);
+/** Reliability suites whose assertions bound latency (a good file's p50, a runner slot's wait). */
+const reliabilityTimed = ["faults", "starvation"].map((name) => `test/reliability/${name}.test.ts`);
 export default defineConfig({
   test: {
     // Within a group, the longest files first (test/file-seconds.json), whatever their project.
@@ -132,14 +134,27 @@ export default defineConfig({
         },
       },
       {
-        // Reliability suites against the real `npm start` (scripts/start.mjs) on loopback: short runs of
-        // bench/fuzz.ts, bench/load.ts, bench/faults.ts. One file at a time: each starts its own service.
+        // Reliability suites against the real `npm start` (scripts/start.mjs) on loopback, each starting its own
+        // service: short runs of bench/faults.ts and bench/starvation.ts, which measure latency, alone at the end.
         test: {
           name: "reliability",
-          include: ["test/reliability/**/*.test.ts"],
+          include: reliabilityTimed,
           environment: "node",
           fileParallelism: false,
           sequence: { groupOrder: 3 },
+          testTimeout: 300_000,
+          hookTimeout: 150_000,
+        },
+      },
+      {
+        // Short runs of bench/fuzz.ts and bench/load.ts: they count answers (no 500, no hang within 60 s, no error,
+        // one probe per URL) and bound no latency, so they run beside the Worker's, runner and unit files.
+        test: {
+          name: "reliability-counts",
+          include: ["test/reliability/**/*.test.ts"],
+          exclude: reliabilityTimed,
+          environment: "node",
+          ...twoAtOnce,
           testTimeout: 300_000,
           hookTimeout: 150_000,
         },
