@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ffmpeg = () => process.env.FFMPEG_PATH ?? "ffmpeg";
@@ -102,17 +102,24 @@ function run(args: string[]): Buffer {
 
 export function ensureMediaFixtures(dir: string): string {
   mkdirSync(dir, { recursive: true });
-  for (const [name, args] of Object.entries(mediaFixtures)) {
+  // Each file is made under a name of this process's and renamed when whole: test files running at once (and the
+  // Worker's fixtures, made aside) make and serve the same folder, and none may serve another's half-written file.
+  const made = (name: string, make: (partial: string) => void) => {
     const out = join(dir, name);
-    if (existsSync(out)) continue;
-    execFileSync(ffmpeg(), ["-loglevel", "error", "-y", ...args, out], { stdio: "inherit" });
+    if (existsSync(out)) return;
+    const partial = join(dir, `.partial-${process.pid}-${name}`);
+    make(partial);
+    renameSync(partial, out);
+  };
+  for (const [name, args] of Object.entries(mediaFixtures)) {
+    made(name, (partial) => execFileSync(ffmpeg(), ["-loglevel", "error", "-y", ...args, partial], { stdio: "inherit" }));
   }
   for (const [name, spec] of Object.entries(factFixtures)) {
-    const out = join(dir, name);
-    if (existsSync(out)) continue;
-    if (spec.make) writeFileSync(out, spec.make(dir));
-    else run([...spec.args!, out]);
-    if (spec.rotate) writeFileSync(out, withQuarterTurn(readFileSync(out)));
+    made(name, (partial) => {
+      if (spec.make) writeFileSync(partial, spec.make(dir));
+      else run([...spec.args!, partial]);
+      if (spec.rotate) writeFileSync(partial, withQuarterTurn(readFileSync(partial)));
+    });
   }
   return dir;
 }
