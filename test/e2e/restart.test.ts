@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureMediaFixtures } from "../../testkit/media-fixtures.ts";
+import { compiledRunner } from "../../testkit/runner-process.ts";
 import { freePort, freshStateDir } from "../../testkit/start-service.ts";
 import { startSlowRunnerOrigin } from "../../testkit/slow-runner-origin.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
@@ -55,7 +56,7 @@ function track(child: ChildProcess): Proc {
 }
 
 async function startRunner(port: number, originPort: number): Promise<Proc> {
-  const proc = track(spawn(join(root, "media-runner", "node_modules", ".bin", "tsx"), [join(root, "media-runner", "src", "server.ts"), "--exit-on-stdin-close"], {
+  const proc = track(spawn(process.execPath, [await compiledRunner(), "--exit-on-stdin-close"], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", RUNNER_PORT: String(port), RUNNER_HOST: "127.0.0.1", RUNNER_TOKEN: token, SSRF_ALLOWLIST: `127.0.0.1:${originPort}` },
     stdio: ["pipe", "pipe", "pipe"],

@@ -24,6 +24,7 @@ import { extractFrame } from "../../media-runner/src/media/frame.ts";
 import { limitedCommand, runProcess } from "../../media-runner/src/media/run-process.ts";
 import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { testToken } from "../../testkit/runner/harness.ts";
+import { compiledRunner } from "../../testkit/runner-process.ts";
 import { startLoopbackOrigin, type LoopbackOrigin } from "../../testkit/loopback-origin.ts";
 
 const fixtures = inject("runnerFixturesDir");
@@ -158,7 +159,7 @@ beforeAll(async () => {
   await copyFile(join(fixtures, "bomb.png"), join(work, "bomb.png"));
   await copyFile(join(fixtures, "no-audio.mp4"), join(work, "no-audio.mp4"));
   origin = await startLoopbackOrigin([work]);
-  runner = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+  runner = spawn(process.execPath, [await compiledRunner()], {
     cwd: runnerDir,
     env: {
       PATH: process.env.PATH ?? "", RUNNER_TOKEN: testToken, RUNNER_PORT: "0",

@@ -9,14 +9,15 @@ import { createInterface } from "node:readline";
 import { describe, expect, inject, it } from "vitest";
 import { RunnerErrorBody, RunnerHealth, RunnerResponse } from "../../shared/shapes/runner.ts";
 import { waitFor } from "../../testkit/wait-for.ts";
+import { compiledRunner } from "../../testkit/runner-process.ts";
 import { testToken } from "../../testkit/runner/harness.ts";
 
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;
 const origin = inject("runnerOriginUrl");
 const graceMs = 6_000; // room for the finishing job (1.5 s origin + ffprobe) on a loaded CI machine
 
-function startRunner(): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+function startRunner(server: string): ChildProcess {
+  return spawn(process.execPath, [server], {
     cwd: runnerDir,
     env: {
       PATH: process.env.PATH ?? "",
@@ -60,7 +61,7 @@ function job(runner: string, path: string, category: "image" | "video") {
 
 describe("runner graceful shutdown", () => {
   it("finishes a running job, hands back a stalled and a queued one (503 + Retry-After), exits 0 within the bound", async () => {
-    const child = startRunner();
+    const child = startRunner(await compiledRunner());
     const lines: string[] = [];
     const runner = await addressLine(child, lines);
     const exited = once(child, "exit");
@@ -102,7 +103,7 @@ describe("runner graceful shutdown", () => {
   });
 
   it("with nothing in flight, SIGTERM exits 0 at once", async () => {
-    const child = startRunner();
+    const child = startRunner(await compiledRunner());
     await addressLine(child);
     const at = Date.now();
     child.kill("SIGTERM");
