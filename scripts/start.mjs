@@ -183,7 +183,12 @@ function spawnRunner(index, restarts = []) {
 // The runner compiled (scripts/runner-bundle.mjs) and public/vendor made (offline docs assets, the playground bundle)
 // before anything serves them. public/vendor here rather than as wrangler.toml's [build] command, which wrangler dev
 // runs again once its watcher is ready and then reloads the Worker.
-const [runnerEntry] = await Promise.all([startRunner ? runnerBundle(root) : undefined, import("./copy-docs-assets.mjs")]);
+const [runnerEntry] = await Promise.all([startRunner ? runnerBundle(root) : undefined, import("./copy-docs-assets.mjs")])
+  .catch((error) => {
+    // esbuild has printed where the sources do not compile.
+    say(`refusing to start: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    process.exit(1);
+  });
 for (let i = 0; i < runnerCount; i++) spawnRunner(i);
 
 const wrangler = spawn(

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -35,9 +35,41 @@ export async function freePortRun(count: number): Promise<number> {
     const first = 20_000 + Math.floor(Math.random() * (12_000 - count));
     let free = true;
     for (let i = 0; i < count && free; i++) free = await canListen(first + i);
-    if (free) return first;
+    if (free && claimPorts(first, count)) return first;
   }
   throw new Error(`no ${count} consecutive free ports between 20000 and 32000`);
+}
+
+/** Where test processes claim the ports they were given (one empty file per port). */
+const portClaims = join(tmpdir(), "media-inspect-test-ports");
+/** A claim older than this is void: longer than any test file holds a port before listening on it. */
+const portClaimMs = 15 * 60_000;
+
+/**
+ * Claims `count` ports from `first` for this run of the suite, so no other test process is handed them: a port is
+ * free when drawn, but whoever it is for listens on it seconds later (a service after its start-up, a receiver at the
+ * end of its file), and two draws among the suite's processes did meet in that window (EADDRINUSE). A claim is a file
+ * created exclusively; claims of an earlier run expire.
+ */
+function claimPorts(first: number, count: number): boolean {
+  mkdirSync(portClaims, { recursive: true });
+  const claimed: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const file = join(portClaims, String(first + i));
+    try {
+      if (Date.now() - statSync(file).mtimeMs > portClaimMs) rmSync(file, { force: true });
+    } catch {
+      // Not claimed.
+    }
+    try {
+      closeSync(openSync(file, "wx"));
+      claimed.push(file);
+    } catch {
+      for (const mine of claimed) rmSync(mine, { force: true });
+      return false;
+    }
+  }
+  return true;
 }
 
 export interface StartedService {
