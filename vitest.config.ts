@@ -12,12 +12,14 @@ import LongestFirstSequencer from "./testkit/longest-first-sequencer.ts";
 //   (each service with its own ports and local data, testkit/start-service.ts);
 // - group 1: the runner files that bound their own time, two at once among themselves (they mostly wait on deadlines,
 //   budgets and engines: one at a time they kept under half of one core busy), never beside the heavier groups;
-// - group 2: the Worker's files, each in a workerd of its own, the other runner files and the unit files, two at once
-//   (three at once was 10 s faster in one run and used 64 CPU-s more), and the reliability suites that count answers;
+// - group 2: the Worker's files, each in a workerd of its own, the other runner files, the unit files and the
+//   reliability suites that count answers, three at once: two at once left about a quarter of the two cores idle (the
+//   Worker's files wait on runner jobs, deadlines and retries). Alone, this group took 273-279 s two at once and
+//   214-239 s three at once, with no more CPU time (about 415 CPU-s either way);
 // - group 3: the reliability suites that measure latency, alone.
 const waiting = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
 const timedTwoAtOnce = { sequence: { groupOrder: 1 }, maxWorkers: 2 };
-const twoAtOnce = { sequence: { groupOrder: 2 }, maxWorkers: 2 };
+const threeAtOnce = { sequence: { groupOrder: 2 }, maxWorkers: 3 };
 /**
  * Node files of one project share a process and its loaded modules (Vitest's isolate: false): the runner's and the
  * unit files were a third of their CPU time in starting a process and importing the same modules again per file
@@ -35,7 +37,7 @@ export default defineConfig({
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...twoAtOnce, ...sharedModules, testTimeout: 30_000 },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...threeAtOnce, ...sharedModules, testTimeout: 30_000 },
       },
       {
         plugins: [
@@ -83,7 +85,7 @@ export default defineConfig({
               },
             },
           },
-          ...twoAtOnce,
+          ...threeAtOnce,
           // Each file in a workerd of its own (about 5 CPU-s before its first test, so small files run as one: see
           // test/worker/edge-guards.test.ts): one shared workerd (isolate: false) saved import time but let module
           // state (configuration, limiters, counters) carry from file to file, and seven tests failed on it in CI.
@@ -98,7 +100,7 @@ export default defineConfig({
       },
       {
         // The runner files that bound their own time (engine budgets, deadlines, shutdown grace) run among themselves;
-        // the others run two at once beside the Worker's and the unit files.
+        // the others run three at once beside the Worker's and the unit files.
         test: {
           name: "runner-timed",
           include: runnerTimed,
@@ -117,7 +119,7 @@ export default defineConfig({
           exclude: runnerTimed,
           environment: "node",
           globalSetup: ["./test/runner/global-setup.ts"],
-          ...twoAtOnce,
+          ...threeAtOnce,
           ...sharedModules,
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -154,7 +156,7 @@ export default defineConfig({
           include: ["test/reliability/**/*.test.ts"],
           exclude: reliabilityTimed,
           environment: "node",
-          ...twoAtOnce,
+          ...threeAtOnce,
           testTimeout: 300_000,
           hookTimeout: 150_000,
         },

@@ -1,6 +1,7 @@
 /**
  * Browser test set-up: the real `npm start` started twice for the whole project instead of once per file (each
- * start costs a wrangler build, a workerd and a media runner), both at once, with the loopback servers they read.
+ * start costs a wrangler build, a workerd and a media runner), both at once, with the loopback servers they read,
+ * while a child process makes the media those servers serve (testkit/browser/make-fixtures.ts).
  *
  * - "local": `npm start` as a user runs it beside `npm run samples` (SAMPLES_PORT given, no SSRF_ALLOWLIST: local
  *   mode allow-lists the samples origin itself), for the share page and the players.
@@ -11,13 +12,10 @@
  */
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { ensureCodecSamples } from "../../testkit/browser/codec-samples.ts";
-import { ensurePlaygroundSamples } from "../../testkit/browser/samples.ts";
+import { browserFixtureDirs, makeBrowserFixturesAside } from "../../testkit/browser/make-fixtures.ts";
 import { startFakeOembed } from "../../testkit/fake-oembed.ts";
 import { startLoopbackOrigin } from "../../testkit/loopback-origin.ts";
-import { ensureProvenanceFixtures } from "../../testkit/provenance-fixtures.ts";
 import { startSamples, startService } from "../../testkit/start-service.ts";
-import { ensureTrackFixtures } from "../../testkit/track-fixtures.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -42,17 +40,17 @@ const root = join(import.meta.dirname, "..", "..");
 
 export default async function setup(project: TestProject) {
   const samples = await startSamples();
-  const playground = await startLoopbackOrigin(ensurePlaygroundSamples(root));
-  const codecs = await startLoopbackOrigin([ensureCodecSamples(root)]);
-  const provenance = await startLoopbackOrigin([ensureProvenanceFixtures(join(root, "test", ".fixtures", "provenance")), join(root, "test", "fixtures", "c2pa")]);
-  const tracksDir = join(root, "test", ".fixtures", "tracks");
-  ensureTrackFixtures(tracksDir);
-  const tracks = await startLoopbackOrigin([tracksDir]);
+  // The origins serve folders the child below fills while the services start; no test runs before both are done.
+  const dirs = browserFixtureDirs(root);
+  const fixturesMade = makeBrowserFixturesAside(root);
+  const playground = await startLoopbackOrigin(dirs.playground);
+  const codecs = await startLoopbackOrigin([dirs.codecs]);
+  const provenance = await startLoopbackOrigin(dirs.provenance);
+  const tracks = await startLoopbackOrigin([dirs.tracks]);
   const oembed = await startFakeOembed();
   const allowed = [playground, codecs, provenance, tracks, oembed].map((s) => `127.0.0.1:${s.port}`).join(",");
   const servers = [samples, playground, codecs, provenance, tracks, oembed];
   const closeServers = () => Promise.all(servers.map((s) => ("stop" in s ? s.stop() : s.close())));
-  // The starts take turns (testkit/start-service.ts); when one fails, the other is stopped, not left running.
   const started = await Promise.allSettled([
     startService({ env: { SAMPLES_PORT: String(samples.port), SSRF_ALLOWLIST: undefined } }),
     startService({
@@ -62,14 +60,15 @@ export default async function setup(project: TestProject) {
         WEBHOOK_SECRET: "whsec_" + Buffer.from("browser-secret-browser-secret-32").toString("base64"),
       },
     }),
+    fixturesMade,
   ]);
   const failed = started.find((s) => s.status === "rejected");
   if (failed) {
-    await Promise.all(started.map((s) => (s.status === "fulfilled" ? s.value.stop() : undefined)));
+    await Promise.all(started.map((s) => (s.status === "fulfilled" && s.value ? s.value.stop() : undefined)));
     await closeServers();
     throw failed.reason;
   }
-  const [local, fixtures] = started.map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<typeof startService>>>).value) as [
+  const [local, fixtures] = started.slice(0, 2).map((s) => (s as PromiseFulfilledResult<Awaited<ReturnType<typeof startService>>>).value) as [
     Awaited<ReturnType<typeof startService>>,
     Awaited<ReturnType<typeof startService>>,
   ];
