@@ -9,8 +9,8 @@ import { compiledRunner } from "../../testkit/runner-process.ts";
 
 const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;
 
-function startRunner(server: string, env: Record<string, string>, args: string[] = []): ChildProcess {
-  return spawn(process.execPath, [server, ...args], {
+async function startRunner(env: Record<string, string>, args: string[] = []): Promise<ChildProcess> {
+  return spawn(process.execPath, [await compiledRunner(), ...args], {
     cwd: runnerDir,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -27,7 +27,7 @@ async function addressLine(child: ChildProcess): Promise<string> {
 
 describe("runner process", () => {
   it("prints its address, serves health, and exits 0 on SIGTERM", async () => {
-    const child = startRunner(await compiledRunner(), { RUNNER_TOKEN: testToken, RUNNER_PORT: "0" });
+    const child = await startRunner({ RUNNER_TOKEN: testToken, RUNNER_PORT: "0" });
     const url = await addressLine(child);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const health = RunnerHealth.parse(await (await fetch(`${url}/v1/health`)).json());
@@ -40,7 +40,7 @@ describe("runner process", () => {
   });
 
   it("exits when its stdin closes if started with --exit-on-stdin-close", async () => {
-    const child = startRunner(await compiledRunner(), { RUNNER_TOKEN: testToken, RUNNER_PORT: "0" }, ["--exit-on-stdin-close"]);
+    const child = await startRunner({ RUNNER_TOKEN: testToken, RUNNER_PORT: "0" }, ["--exit-on-stdin-close"]);
     await addressLine(child);
     child.stdin!.end();
     const [code] = await once(child, "exit");
@@ -48,7 +48,7 @@ describe("runner process", () => {
   });
 
   it("refuses to start without RUNNER_TOKEN, naming the variable", async () => {
-    const child = startRunner(await compiledRunner(), { RUNNER_PORT: "0" });
+    const child = await startRunner({ RUNNER_PORT: "0" });
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
     const [code] = await once(child, "exit");
@@ -57,7 +57,7 @@ describe("runner process", () => {
   });
 
   it("refuses a malformed SSRF_ALLOWLIST, naming the variable", async () => {
-    const child = startRunner(await compiledRunner(), { RUNNER_TOKEN: testToken, RUNNER_PORT: "0", SSRF_ALLOWLIST: "not-an-ip" });
+    const child = await startRunner({ RUNNER_TOKEN: testToken, RUNNER_PORT: "0", SSRF_ALLOWLIST: "not-an-ip" });
     let stderr = "";
     child.stderr!.on("data", (chunk) => (stderr += chunk));
     const [code] = await once(child, "exit");

@@ -16,8 +16,8 @@ const runnerDir = new URL("../../media-runner/", import.meta.url).pathname;
 const origin = inject("runnerOriginUrl");
 const graceMs = 6_000; // room for the finishing job (1.5 s origin + ffprobe) on a loaded CI machine
 
-function startRunner(server: string): ChildProcess {
-  return spawn(process.execPath, [server], {
+async function startRunner(): Promise<ChildProcess> {
+  return spawn(process.execPath, [await compiledRunner()], {
     cwd: runnerDir,
     env: {
       PATH: process.env.PATH ?? "",
@@ -61,7 +61,7 @@ function job(runner: string, path: string, category: "image" | "video") {
 
 describe("runner graceful shutdown", () => {
   it("finishes a running job, hands back a stalled and a queued one (503 + Retry-After), exits 0 within the bound", async () => {
-    const child = startRunner(await compiledRunner());
+    const child = await startRunner();
     const lines: string[] = [];
     const runner = await addressLine(child, lines);
     const exited = once(child, "exit");
@@ -103,7 +103,7 @@ describe("runner graceful shutdown", () => {
   });
 
   it("with nothing in flight, SIGTERM exits 0 at once", async () => {
-    const child = startRunner(await compiledRunner());
+    const child = await startRunner();
     await addressLine(child);
     const at = Date.now();
     child.kill("SIGTERM");
