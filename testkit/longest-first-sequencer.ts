@@ -13,7 +13,8 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 const root = join(import.meta.dirname, "..");
 export const fileSecondsPath = join(root, "test", "file-seconds.json");
 
-function knownSeconds(): Record<string, number> {
+/** test/file-seconds.json, or nothing when it is missing or unreadable. */
+export function knownSeconds(): Record<string, number> {
   try {
     return JSON.parse(readFileSync(fileSecondsPath, "utf8")) as Record<string, number>;
   } catch {

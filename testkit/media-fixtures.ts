@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeMissing } from "./make-missing.ts";
 
 const ffmpeg = () => process.env.FFMPEG_PATH ?? "ffmpeg";
 
@@ -101,25 +102,14 @@ function run(args: string[]): Buffer {
 }
 
 export function ensureMediaFixtures(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  // Each file is made under a name of this process's and renamed when whole: test files running at once (and the
-  // Worker's fixtures, made aside) make and serve the same folder, and none may serve another's half-written file.
-  const made = (name: string, make: (partial: string) => void) => {
-    const out = join(dir, name);
-    if (existsSync(out)) return;
-    const partial = join(dir, `.partial-${process.pid}-${name}`);
-    make(partial);
-    renameSync(partial, out);
-  };
-  for (const [name, args] of Object.entries(mediaFixtures)) {
-    made(name, (partial) => execFileSync(ffmpeg(), ["-loglevel", "error", "-y", ...args, partial], { stdio: "inherit" }));
-  }
-  for (const [name, spec] of Object.entries(factFixtures)) {
-    made(name, (partial) => {
-      if (spec.make) writeFileSync(partial, spec.make(dir));
-      else run([...spec.args!, partial]);
-      if (spec.rotate) writeFileSync(partial, withQuarterTurn(readFileSync(partial)));
-    });
-  }
-  return dir;
+  // Made whole before they get their names (makeMissing): test files running at once, and the Worker's fixtures made
+  // aside, make and serve the same folder.
+  makeMissing(dir, Object.keys(mediaFixtures), (name, partial) =>
+    execFileSync(ffmpeg(), ["-loglevel", "error", "-y", ...mediaFixtures[name]!, partial], { stdio: "inherit" }));
+  return makeMissing(dir, Object.keys(factFixtures), (name, partial) => {
+    const spec = factFixtures[name]!;
+    if (spec.make) writeFileSync(partial, spec.make(dir));
+    else run([...spec.args!, partial]);
+    if (spec.rotate) writeFileSync(partial, withQuarterTurn(readFileSync(partial)));
+  });
 }
